@@ -1,0 +1,20 @@
+# syntax=docker/dockerfile:1
+FROM eclipse-temurin:25-jdk AS build
+WORKDIR /src
+COPY .mvn .mvn
+COPY mvnw pom.xml ./
+RUN --mount=type=cache,target=/root/.m2 ./mvnw -B -q dependency:go-offline
+COPY src src
+# the same build .ci/run proves, without re-running the tests (they need a database)
+RUN --mount=type=cache,target=/root/.m2 ./mvnw -B -q package -DskipTests \
+    && cp target/blackboard-*.jar /blackboard.jar
+
+FROM eclipse-temurin:25-jre
+RUN apt-get update && apt-get install -y --no-install-recommends curl && rm -rf /var/lib/apt/lists/* \
+    && useradd --system --uid 10001 --no-create-home blackboard
+COPY --from=build /blackboard.jar /app/blackboard.jar
+USER 10001
+EXPOSE 8080
+HEALTHCHECK --interval=10s --timeout=3s --start-period=40s --retries=3 \
+    CMD curl -fsS http://localhost:8080/actuator/health/readiness || exit 1
+ENTRYPOINT ["java", "-XX:MaxRAMPercentage=75", "-jar", "/app/blackboard.jar"]

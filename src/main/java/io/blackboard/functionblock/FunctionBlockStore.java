@@ -1,0 +1,144 @@
+package io.blackboard.functionblock;
+
+import io.blackboard.platform.SqlArrays;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.OffsetDateTime;
+import java.util.Collection;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.lang.Nullable;
+import org.springframework.stereotype.Repository;
+
+/** All SQL of function_block and worker_function_block. */
+@Repository
+class FunctionBlockStore {
+
+    static final String FUNCTION_BLOCK_INSERT = """
+            insert into function_block
+                   (id, name, version, params_json_schema, result_data_json_schema, pure, idempotent, description)
+            values (:id, :name, :version, cast(:params as jsonb), cast(:result as jsonb), :pure, :idempotent,
+                    :description)
+            on conflict (name, version) do nothing
+            returning id
+            """;
+
+    /** The existing block of that name and version, and whether its contract equals the one offered. */
+    static final String FUNCTION_BLOCK_COMPARE = """
+            select id,
+                   params_json_schema is not distinct from cast(:params as jsonb)
+                   and result_data_json_schema is not distinct from cast(:result as jsonb)
+                   and pure = :pure and idempotent = :idempotent as same
+              from function_block
+             where name = :name and version = :version
+            """;
+
+    /** Serializes registrations of one worker, and proves it is registered and not deleted. */
+    static final String WORKER_LOCK = """
+            select id from worker where id = :workerId and deleted_at is null for update
+            """;
+
+    static final String WORKER_FUNCTION_BLOCK_PRUNE = """
+            delete from worker_function_block
+             where worker_id = :workerId and not (function_block_id = any (cast(:ids as uuid[])))
+            """;
+
+    static final String WORKER_FUNCTION_BLOCK_ADD = """
+            insert into worker_function_block (worker_id, function_block_id)
+            select :workerId, unnest(cast(:ids as uuid[]))
+            on conflict do nothing
+            """;
+
+    static final String FUNCTION_BLOCK_COLUMNS = """
+            fb.id, fb.name, fb.version, fb.params_json_schema::text as params_json_schema,
+            fb.result_data_json_schema::text as result_data_json_schema, fb.pure, fb.idempotent,
+            fb.description, fb.created_at
+            """;
+
+    static final String FUNCTION_BLOCK_FIND = "select " + FUNCTION_BLOCK_COLUMNS + """
+              from function_block fb where fb.id = :id
+            """;
+
+    static final String FUNCTION_BLOCK_BY_WORKER = "select " + FUNCTION_BLOCK_COLUMNS + """
+              from function_block fb
+              join worker_function_block wfb on wfb.function_block_id = fb.id
+             where wfb.worker_id = :workerId
+             order by fb.name, fb.version
+            """;
+
+    static final String FUNCTION_BLOCK_CATALOG = """
+            select fb.id, fb.name, fb.version, fb.pure, fb.idempotent, fb.description,
+                   (select count(*) from worker_function_block wfb join worker w on w.id = wfb.worker_id
+                     where wfb.function_block_id = fb.id and w.state = 'ONLINE' and w.deleted_at is null)
+                       as online_workers,
+                   (select count(*) from job j where j.function_block_id = fb.id and j.status = 'PENDING')
+                       as pending,
+                   (select count(*) from job j where j.function_block_id = fb.id and j.status = 'POLLED')
+                       as polled
+              from function_block fb
+             order by fb.name, fb.version
+            """;
+
+    private final JdbcClient jdbc;
+
+    FunctionBlockStore(JdbcClient jdbc) {
+        this.jdbc = jdbc;
+    }
+
+    /** The id of a newly inserted block, or empty when that (name, version) already exists. */
+    Optional<UUID> insert(UUID id, FunctionBlockSpec spec, @Nullable String params, @Nullable String result) {
+        return jdbc.sql(FUNCTION_BLOCK_INSERT)
+                .param("id", id).param("name", spec.name()).param("version", spec.version())
+                .param("params", params).param("result", result)
+                .param("pure", spec.isPure()).param("idempotent", spec.isIdempotent())
+                .param("description", spec.description())
+                .query(UUID.class).optional();
+    }
+
+    record Comparison(UUID id, boolean same) {
+    }
+
+    Comparison compare(FunctionBlockSpec spec, @Nullable String params, @Nullable String result) {
+        return jdbc.sql(FUNCTION_BLOCK_COMPARE)
+                .param("name", spec.name()).param("version", spec.version())
+                .param("params", params).param("result", result)
+                .param("pure", spec.isPure()).param("idempotent", spec.isIdempotent())
+                .query((rs, n) -> new Comparison(rs.getObject("id", UUID.class), rs.getBoolean("same")))
+                .single();
+    }
+
+    boolean lockWorker(UUID workerId) {
+        return jdbc.sql(WORKER_LOCK).param("workerId", workerId).query(UUID.class).optional().isPresent();
+    }
+
+    void replaceWorkerSet(UUID workerId, Collection<UUID> ids) {
+        String array = SqlArrays.uuids(ids);
+        jdbc.sql(WORKER_FUNCTION_BLOCK_PRUNE).param("workerId", workerId).param("ids", array).update();
+        jdbc.sql(WORKER_FUNCTION_BLOCK_ADD).param("workerId", workerId).param("ids", array).update();
+    }
+
+    Optional<FunctionBlockView> find(UUID id) {
+        return jdbc.sql(FUNCTION_BLOCK_FIND).param("id", id).query(FunctionBlockStore::view).optional();
+    }
+
+    List<FunctionBlockView> findByWorker(UUID workerId) {
+        return jdbc.sql(FUNCTION_BLOCK_BY_WORKER).param("workerId", workerId).query(FunctionBlockStore::view).list();
+    }
+
+    List<CatalogEntry> catalog() {
+        return jdbc.sql(FUNCTION_BLOCK_CATALOG).query((rs, n) -> new CatalogEntry(
+                rs.getObject("id", UUID.class), rs.getString("name"), rs.getString("version"),
+                rs.getBoolean("pure"), rs.getBoolean("idempotent"), rs.getString("description"),
+                rs.getLong("online_workers"), rs.getLong("pending"), rs.getLong("polled"))).list();
+    }
+
+
+    private static FunctionBlockView view(ResultSet rs, int n) throws SQLException {
+        return new FunctionBlockView(rs.getObject("id", UUID.class), rs.getString("name"), rs.getString("version"),
+                rs.getString("params_json_schema"), rs.getString("result_data_json_schema"),
+                rs.getBoolean("pure"), rs.getBoolean("idempotent"), rs.getString("description"),
+                rs.getObject("created_at", OffsetDateTime.class));
+    }
+}

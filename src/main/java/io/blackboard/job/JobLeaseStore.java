@@ -1,0 +1,139 @@
+package io.blackboard.job;
+
+import io.blackboard.platform.SqlArrays;
+import java.time.Duration;
+import java.util.Collection;
+import java.util.List;
+import java.util.UUID;
+import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.stereotype.Repository;
+
+/**
+ * The SQL that takes claims back: server-side failures (stuck, worker lost), lease
+ * extension and orphan release. Each statement locks what it changes, repeats its whole
+ * predicate in its UPDATE, and writes its audit events in the same statement, so a push
+ * that commits first wins and the sweeper changes nothing.
+ */
+@Repository
+class JobLeaseStore {
+
+    /**
+     * Fails the selected POLLED jobs, or re-queues them as a new attempt when attempts remain
+     * and their function block is pure or idempotent. {@code %s} is the predicate choosing the
+     * jobs; it appears in the locking read and again in the UPDATE.
+     */
+    private static final String JOB_FAIL_TEMPLATE = """
+            with due as materialized (
+                select j.id, j.worker_id, j.attempt,
+                       (j.attempt - j.releases < j.max_attempts and (fb.pure or fb.idempotent)) as retry
+                  from job j join function_block fb on fb.id = j.function_block_id
+                 where j.status = 'POLLED' and %1$s
+                 order by j.deadline
+                 limit :batch
+                   for update of j skip locked),
+            changed as (
+                update job j
+                   set status         = case when due.retry then 'PENDING' else 'PUSHED' end,
+                       worker_id      = case when due.retry then null else j.worker_id end,
+                       polled_at      = case when due.retry then null else j.polled_at end,
+                       deadline       = case when due.retry then null else j.deadline end,
+                       pushed_at      = case when due.retry then null else now() end,
+                       outcome        = case when due.retry then null else 'FAILURE' end,
+                       failure_reason = case when due.retry then null else :reason end,
+                       error          = case when due.retry then null else to_jsonb(cast(:message as text)) end,
+                       push_xid       = case when due.retry then null else pg_current_xact_id() end,
+                       push_seq       = case when due.retry then null else nextval('job_push_seq') end
+                  from due
+                 where j.id = due.id and j.status = 'POLLED' and %1$s
+                returning j.id, due.worker_id, due.attempt, due.retry),
+            events as (
+                insert into job_event (job_id, kind, attempt, worker_id, actor, detail)
+                select id, case when retry then 'REQUEUED' else 'FAILED' end, attempt, worker_id, :actor, :reason
+                  from changed)
+            select count(*) from changed
+            """;
+
+    static final String JOB_FAIL_STUCK = JOB_FAIL_TEMPLATE.formatted("j.deadline < now()");
+
+    static final String JOB_FAIL_HELD_BY = JOB_FAIL_TEMPLATE.formatted(
+            "j.worker_id = any (cast(:workerIds as uuid[]))");
+
+    /** A heartbeat extends the leases of the jobs it lists that the worker still holds. */
+    static final String JOB_EXTEND_LEASES = """
+            update job
+               set deadline = greatest(deadline, now() + :timeoutMs * interval '1 millisecond')
+             where worker_id = :workerId and status = 'POLLED' and id = any (cast(:jobIds as uuid[]))
+            returning id
+            """;
+
+    /**
+     * Claims the worker holds but does not list, older than the grace period: their response
+     * never reached it. Back to PENDING without spending an attempt.
+     */
+    static final String JOB_RELEASE_ORPHANS = """
+            with due as materialized (
+                select id, attempt from job
+                 where worker_id = :workerId and status = 'POLLED'
+                   and polled_at < now() - :graceMs * interval '1 millisecond'
+                   and not (id = any (cast(:jobIds as uuid[])))
+                   for update skip locked),
+            released as (
+                update job j
+                   set status = 'PENDING', worker_id = null, polled_at = null, deadline = null,
+                       releases = j.releases + 1
+                  from due
+                 where j.id = due.id and j.worker_id = :workerId and j.status = 'POLLED'
+                returning j.id, due.attempt),
+            events as (
+                insert into job_event (job_id, kind, attempt, worker_id, actor, detail)
+                select id, 'RELEASED', attempt, :workerId, 'heartbeat', 'claim not known to the worker'
+                  from released)
+            select id from released
+            """;
+
+    /** Jobs the engine cancelled while this worker held them, recently enough to still matter. */
+    static final String JOB_CANCELLED_WHILE_HELD = """
+            select id from job
+             where worker_id = :workerId and outcome = 'CANCELLED' and polled_at is not null
+               and pushed_at > now() - :windowMs * interval '1 millisecond'
+            """;
+
+    private final JdbcClient jdbc;
+
+    JobLeaseStore(JdbcClient jdbc) {
+        this.jdbc = jdbc;
+    }
+
+    int failStuck(int batch) {
+        return jdbc.sql(JOB_FAIL_STUCK)
+                .param("batch", batch).param("reason", "STUCK_TIMEOUT").param("actor", "sweeper")
+                .param("message", "no result pushed before the job's deadline")
+                .query(Integer.class).single();
+    }
+
+    int failHeldBy(Collection<UUID> workerIds, String reason, String message, int batch) {
+        return jdbc.sql(JOB_FAIL_HELD_BY)
+                .param("workerIds", SqlArrays.uuids(workerIds)).param("batch", batch)
+                .param("reason", reason).param("actor", "registry").param("message", message)
+                .query(Integer.class).single();
+    }
+
+    List<UUID> extendLeases(UUID workerId, Collection<UUID> jobIds, Duration timeout) {
+        return jdbc.sql(JOB_EXTEND_LEASES)
+                .param("workerId", workerId).param("jobIds", SqlArrays.uuids(jobIds)).param("timeoutMs", timeout.toMillis())
+                .query(UUID.class).list();
+    }
+
+    List<UUID> releaseOrphans(UUID workerId, Collection<UUID> listed, Duration grace) {
+        return jdbc.sql(JOB_RELEASE_ORPHANS)
+                .param("workerId", workerId).param("jobIds", SqlArrays.uuids(listed)).param("graceMs", grace.toMillis())
+                .query(UUID.class).list();
+    }
+
+    List<UUID> cancelledWhileHeld(UUID workerId, Duration window) {
+        return jdbc.sql(JOB_CANCELLED_WHILE_HELD)
+                .param("workerId", workerId).param("windowMs", window.toMillis())
+                .query(UUID.class).list();
+    }
+
+}

@@ -1,0 +1,63 @@
+package io.blackboard.job;
+
+import io.blackboard.worker.HeldJobs;
+import io.blackboard.worker.WorkerLoss;
+import java.util.Collection;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.UUID;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.lang.Nullable;
+import org.springframework.stereotype.Component;
+import org.springframework.transaction.annotation.Propagation;
+import org.springframework.transaction.annotation.Transactional;
+
+/** The job side of the worker registry: what a heartbeat or a lost worker does to held jobs. */
+@Component
+class JobLeases implements HeldJobs {
+
+    static final int BATCH = 1000;
+    private static final Logger log = LoggerFactory.getLogger(JobLeases.class);
+
+    private final JobLeaseStore store;
+    private final JobProperties properties;
+
+    JobLeases(JobLeaseStore store, JobProperties properties) {
+        this.store = store;
+        this.properties = properties;
+    }
+
+    @Override
+    @Transactional(propagation = Propagation.MANDATORY)
+    public int takeFrom(Collection<UUID> workerIds, WorkerLoss reason) {
+        String message = reason == WorkerLoss.WORKER_DELETED ? "the worker holding the job was deleted"
+                : "the worker holding the job went OFFLINE";
+        int total = 0;
+        int batch;
+        do {
+            batch = store.failHeldBy(workerIds, reason.name(), message, BATCH);
+            total += batch;
+        } while (batch == BATCH);
+        return total;
+    }
+
+    @Override
+    @Transactional(propagation = Propagation.MANDATORY)
+    public List<UUID> heartbeat(UUID workerId, @Nullable List<UUID> activeJobIds) {
+        if (activeJobIds == null) {
+            // an SDK that does not report its jobs still learns of cancellations
+            return store.cancelledWhileHeld(workerId, properties.stuckJobTimeout());
+        }
+        Set<UUID> stop = new LinkedHashSet<>(activeJobIds);
+        List<UUID> extended = store.extendLeases(workerId, stop, properties.stuckJobTimeout());
+        // listed but no longer held (failed, re-queued, cancelled, reassigned): the worker must stop it
+        extended.forEach(stop::remove);
+        List<UUID> released = store.releaseOrphans(workerId, activeJobIds, properties.orphanGrace());
+        if (!released.isEmpty()) {
+            log.info("Worker {} did not know of claims {}: released to PENDING", workerId, released);
+        }
+        return List.copyOf(stop);
+    }
+}

@@ -1,0 +1,147 @@
+package io.blackboard.platform;
+
+import java.net.URI;
+import java.util.List;
+import java.util.stream.Collectors;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.HttpStatusCode;
+import org.springframework.http.ProblemDetail;
+import org.springframework.http.ResponseEntity;
+import org.springframework.http.converter.HttpMessageNotReadableException;
+import org.springframework.lang.Nullable;
+import org.springframework.validation.FieldError;
+import org.springframework.web.bind.MethodArgumentNotValidException;
+import org.springframework.web.bind.annotation.ExceptionHandler;
+import org.springframework.web.bind.annotation.RestControllerAdvice;
+import org.springframework.web.context.request.WebRequest;
+import org.springframework.web.method.annotation.HandlerMethodValidationException;
+import org.springframework.web.method.annotation.MethodArgumentTypeMismatchException;
+import org.springframework.web.servlet.mvc.method.annotation.ResponseEntityExceptionHandler;
+import tools.jackson.core.JacksonException;
+import tools.jackson.core.exc.StreamReadException;
+
+/**
+ * Turns every failure into an RFC 9457 problem with a detail a person can act on.
+ * Framework exceptions keep their status; ours carry their own.
+ */
+@RestControllerAdvice
+class ProblemHandler extends ResponseEntityExceptionHandler {
+
+    private static final Logger log = LoggerFactory.getLogger(ProblemHandler.class);
+
+    static ProblemDetail problem(HttpStatusCode status, String kind, String detail) {
+        ProblemDetail problem = ProblemDetail.forStatusAndDetail(status, detail);
+        problem.setType(URI.create("/problems/" + kind));
+        return problem;
+    }
+
+    @ExceptionHandler(ApiException.class)
+    ResponseEntity<ProblemDetail> api(ApiException e) {
+        ProblemDetail problem = problem(e.status(), e.kind(), e.getMessage());
+        e.properties().forEach(problem::setProperty);
+        return ResponseEntity.status(e.status()).body(problem);
+    }
+
+    @ExceptionHandler(MethodArgumentTypeMismatchException.class)
+    ResponseEntity<ProblemDetail> typeMismatch(MethodArgumentTypeMismatchException e) {
+        String detail = "'%s' is not a valid value for %s".formatted(e.getValue(), e.getName());
+        return ResponseEntity.badRequest().body(problem(HttpStatus.BAD_REQUEST, "invalid-request", detail));
+    }
+
+    @ExceptionHandler(Exception.class)
+    ResponseEntity<ProblemDetail> unexpected(Exception e) {
+        log.error("Unexpected failure", e);
+        return ResponseEntity.internalServerError().body(problem(HttpStatus.INTERNAL_SERVER_ERROR, "internal",
+                "The server failed to answer this request; it has been logged"));
+    }
+
+    @Override
+    protected ResponseEntity<Object> handleHttpMessageNotReadable(HttpMessageNotReadableException e,
+            HttpHeaders headers, HttpStatusCode status, WebRequest request) {
+        return ResponseEntity.badRequest().body(unreadable(e));
+    }
+
+    @Override
+    protected ResponseEntity<Object> handleMethodArgumentNotValid(MethodArgumentNotValidException e,
+            HttpHeaders headers, HttpStatusCode status, WebRequest request) {
+        List<String> errors = e.getBindingResult().getFieldErrors().stream()
+                .map(ProblemHandler::describe).sorted().toList();
+        List<String> global = e.getBindingResult().getGlobalErrors().stream()
+                .map(error -> error.getDefaultMessage()).toList();
+        ProblemDetail problem = problem(HttpStatus.BAD_REQUEST, "invalid-request",
+                "Invalid request: " + String.join("; ", concat(errors, global)));
+        problem.setProperty("errors", concat(errors, global));
+        return ResponseEntity.badRequest().body(problem);
+    }
+
+    @Override
+    protected ResponseEntity<Object> handleHandlerMethodValidationException(HandlerMethodValidationException e,
+            HttpHeaders headers, HttpStatusCode status, WebRequest request) {
+        List<String> errors = e.getParameterValidationResults().stream()
+                .flatMap(result -> result.getResolvableErrors().stream()
+                        .map(error -> result.getMethodParameter().getParameterName() + " " + error.getDefaultMessage()))
+                .sorted().toList();
+        ProblemDetail problem = problem(HttpStatus.BAD_REQUEST, "invalid-request",
+                "Invalid request: " + String.join("; ", errors));
+        problem.setProperty("errors", errors);
+        return ResponseEntity.badRequest().body(problem);
+    }
+
+    @Override
+    protected ResponseEntity<Object> createResponseEntity(@Nullable Object body, HttpHeaders headers,
+            HttpStatusCode statusCode, WebRequest request) {
+        if (body instanceof ProblemDetail problem && problem.getType().equals(URI.create("about:blank"))) {
+            problem.setType(URI.create("/problems/" + kindOf(statusCode)));
+        }
+        return super.createResponseEntity(body, headers, statusCode, request);
+    }
+
+    private static String kindOf(HttpStatusCode status) {
+        HttpStatus known = HttpStatus.resolve(status.value());
+        return known == null ? "http-" + status.value() : known.name().toLowerCase().replace('_', '-');
+    }
+
+    private static ProblemDetail unreadable(HttpMessageNotReadableException e) {
+        Throwable cause = e.getMostSpecificCause();
+        if (cause instanceof StreamReadException parse) {
+            return problem(HttpStatus.BAD_REQUEST, "malformed-json", "Malformed JSON: " + parse.getOriginalMessage());
+        }
+        if (cause instanceof JacksonException mapping && !mapping.getPath().isEmpty()) {
+            String field = path(mapping.getPath());
+            ProblemDetail problem = problem(HttpStatus.BAD_REQUEST, "invalid-request",
+                    "Invalid value for '" + field + "': " + firstLine(mapping.getOriginalMessage()));
+            problem.setProperty("field", field);
+            return problem;
+        }
+        String message = e.getMessage() == null || e.getMessage().startsWith("Required request body")
+                ? "A JSON request body is required"
+                : "Unreadable request body: " + firstLine(cause.getMessage());
+        return problem(HttpStatus.BAD_REQUEST, "malformed-json", message);
+    }
+
+    private static String path(List<JacksonException.Reference> references) {
+        return references.stream()
+                .map(ref -> ref.getPropertyName() != null ? "." + ref.getPropertyName() : "[" + ref.getIndex() + "]")
+                .collect(Collectors.joining())
+                .replaceFirst("^\\.", "");
+    }
+
+    private static String describe(FieldError error) {
+        return error.getField() + " " + error.getDefaultMessage();
+    }
+
+    private static String firstLine(String message) {
+        if (message == null) {
+            return "unreadable";
+        }
+        int newline = message.indexOf('\n');
+        return newline < 0 ? message : message.substring(0, newline);
+    }
+
+    private static List<String> concat(List<String> a, List<String> b) {
+        return java.util.stream.Stream.concat(a.stream(), b.stream()).toList();
+    }
+}

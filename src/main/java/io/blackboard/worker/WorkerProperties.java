@@ -1,0 +1,31 @@
+package io.blackboard.worker;
+
+import jakarta.validation.constraints.AssertTrue;
+import jakarta.validation.constraints.NotNull;
+import java.time.Duration;
+import java.time.temporal.ChronoUnit;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.convert.DurationUnit;
+import org.springframework.validation.annotation.Validated;
+
+/**
+ * Worker liveness settings, bound from WORKER_* variables in application.yml. Plain
+ * numbers are milliseconds; values like {@code 2m} work too.
+ */
+@Validated
+@ConfigurationProperties("blackboard.worker")
+record WorkerProperties(
+        @NotNull @DurationUnit(ChronoUnit.MILLIS) Duration unreachableThreshold,
+        @NotNull @DurationUnit(ChronoUnit.MILLIS) Duration offlineThreshold,
+        @NotNull @DurationUnit(ChronoUnit.MILLIS) Duration offlineDeleteThreshold,
+        @NotNull @DurationUnit(ChronoUnit.MILLIS) Duration checkInterval,
+        @NotNull @DurationUnit(ChronoUnit.MILLIS) Duration pingInterval) {
+
+    @AssertTrue(message = "thresholds must be positive and cascade: unreachable < offline")
+    boolean isCascading() {
+        return unreachableThreshold != null && offlineThreshold != null && offlineDeleteThreshold != null
+                && checkInterval != null && pingInterval != null
+                && unreachableThreshold.isPositive() && checkInterval.isPositive() && pingInterval.isPositive()
+                && unreachableThreshold.compareTo(offlineThreshold) < 0 && offlineDeleteThreshold.isPositive();
+    }
+}

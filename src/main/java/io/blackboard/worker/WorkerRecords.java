@@ -1,0 +1,53 @@
+package io.blackboard.worker;
+
+import jakarta.validation.constraints.Max;
+import jakarta.validation.constraints.Min;
+import jakarta.validation.constraints.NotBlank;
+import jakarta.validation.constraints.NotNull;
+import jakarta.validation.constraints.PositiveOrZero;
+import jakarta.validation.constraints.Size;
+import java.time.OffsetDateTime;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+
+/** {@code POST /workers/register}: what a worker may say about itself, and nothing server-owned. */
+record RegisterWorker(
+        @NotBlank @Size(max = 200) String name,
+        @Size(max = 255) String hostname,
+        @Size(max = 64) String ip,
+        @PositiveOrZero Integer pid,
+        @Size(max = 100) String version,
+        @Size(max = 64) Map<@NotBlank @Size(max = 100) String, @NotNull @Size(max = 500) String> labels,
+        @Min(1) @Max(10000) Integer concurrency) {
+
+    int concurrencyOrDefault() {
+        return concurrency == null ? 1 : concurrency;
+    }
+
+    Map<String, String> labelsOrEmpty() {
+        return labels == null ? Map.of() : labels;
+    }
+}
+
+/** {@code POST /workers/{id}/ping} body, optional. */
+record PingRequest(@Size(max = 10000) List<@NotNull UUID> activeJobIds) {
+}
+
+/** What a heartbeat learns: its state, the operator's directive, and the jobs to stop. */
+record PingReply(WorkerState state, Directive directive, OffsetDateTime serverTime, long pingIntervalMs,
+        List<UUID> cancelJobIds) {
+}
+
+record DirectiveRequest(@NotNull Directive directive) {
+}
+
+record CleanupResult(int deleted) {
+}
+
+/** A worker as the registry shows it. */
+record WorkerView(UUID id, String name, String hostname, String ip, Integer pid, String version,
+        Map<String, String> labels, int concurrency, WorkerState state, Directive directive,
+        OffsetDateTime registeredAt, OffsetDateTime lastSeenAt, OffsetDateTime stateChangedAt,
+        OffsetDateTime lastPolledAt, OffsetDateTime deletedAt, long heldJobs) {
+}

@@ -1,0 +1,138 @@
+package io.blackboard.worker;
+
+import io.blackboard.platform.Ids;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.lang.Nullable;
+import org.springframework.stereotype.Service;
+import org.springframework.transaction.annotation.Transactional;
+import org.springframework.transaction.support.TransactionTemplate;
+import tools.jackson.core.type.TypeReference;
+import tools.jackson.databind.json.JsonMapper;
+
+/** The worker registry: registration, heartbeats, shutdown and deletion. */
+@Service
+public class WorkerService {
+
+    /** Rows a bulk transition changes per transaction. */
+    static final int BATCH = 500;
+
+    private static final Logger log = LoggerFactory.getLogger(WorkerService.class);
+    private static final TypeReference<Map<String, String>> LABELS = new TypeReference<>() { };
+
+    private final WorkerStore store;
+    private final WorkerRepository rows;
+    private final HeldJobs heldJobs;
+    private final WorkerProperties properties;
+    private final JsonMapper json;
+    private final TransactionTemplate tx;
+
+    WorkerService(WorkerStore store, WorkerRepository rows, HeldJobs heldJobs, WorkerProperties properties,
+            JsonMapper json, TransactionTemplate tx) {
+        this.tx = tx;
+        this.store = store;
+        this.rows = rows;
+        this.heldJobs = heldJobs;
+        this.properties = properties;
+        this.json = json;
+    }
+
+    @Transactional
+    WorkerView register(RegisterWorker request) {
+        UUID id = Ids.newId();
+        store.insert(id, request, json.writeValueAsString(request.labelsOrEmpty()));
+        log.info("Worker {} registered as {} ({}@{})", id, request.name(), request.pid(), request.hostname());
+        return find(id);
+    }
+
+    @Transactional
+    PingReply ping(UUID id, @Nullable List<UUID> activeJobIds) {
+        WorkerStore.Heartbeat beat = store.ping(id).orElseThrow(() -> new WorkerNotFound(id));
+        List<UUID> cancel = heldJobs.heartbeat(id, activeJobIds);
+        return new PingReply(beat.state(), beat.directive(), beat.serverTime(),
+                properties.pingInterval().toMillis(), cancel);
+    }
+
+    @Transactional
+    WorkerView unregister(UUID id) {
+        if (!store.goOffline(id)) {
+            throw new WorkerNotFound(id);
+        }
+        int failed = heldJobs.takeFrom(List.of(id), WorkerLoss.WORKER_OFFLINE);
+        log.info("Worker {} unregistered; {} held jobs taken back", id, failed);
+        return find(id);
+    }
+
+    @Transactional
+    void delete(UUID id) {
+        if (!store.softDelete(id)) {
+            if (rows.existsById(id)) {
+                return; // already deleted: deleting again changes nothing
+            }
+            throw new WorkerNotFound(id);
+        }
+        int failed = heldJobs.takeFrom(List.of(id), WorkerLoss.WORKER_DELETED);
+        log.info("Worker {} deleted; {} held jobs taken back", id, failed);
+    }
+
+    @Transactional
+    WorkerView direct(UUID id, Directive directive) {
+        if (!store.setDirective(id, directive)) {
+            throw new WorkerNotFound(id);
+        }
+        log.info("Worker {} directed to {}", id, directive);
+        return find(id);
+    }
+
+    /**
+     * Soft-deletes workers OFFLINE for at least {@code offlineFor} (zero: all OFFLINE ones),
+     * a bounded batch per transaction. OFFLINE workers hold no jobs: going OFFLINE took them.
+     */
+    int deleteOffline(Duration offlineFor) {
+        int deleted = 0;
+        int batch;
+        do {
+            batch = tx.execute(status -> store.deleteOffline(offlineFor, BATCH).size());
+            deleted += batch;
+        } while (batch == BATCH);
+        if (deleted > 0) {
+            log.info("Soft-deleted {} workers OFFLINE for at least {}", deleted, offlineFor);
+        }
+        return deleted;
+    }
+
+    /** Throws {@link WorkerNotFound} unless the worker is registered and not deleted. */
+    @Transactional(readOnly = true)
+    public void requireRegistered(UUID id) {
+        rows.findById(id).filter(row -> row.deletedAt() == null).orElseThrow(() -> new WorkerNotFound(id));
+    }
+
+    @Transactional(readOnly = true)
+    WorkerView find(UUID id) {
+        return rows.findById(id).map(this::view).orElseThrow(() -> new WorkerNotFound(id));
+    }
+
+    @Transactional(readOnly = true)
+    List<WorkerView> list(boolean includeDeleted, @Nullable WorkerState state) {
+        List<WorkerRow> found;
+        if (state == null) {
+            found = includeDeleted ? rows.findAllByOrderByRegisteredAtAscIdAsc()
+                    : rows.findByDeletedAtIsNullOrderByRegisteredAtAscIdAsc();
+        } else {
+            found = includeDeleted ? rows.findByStateOrderByRegisteredAtAscIdAsc(state)
+                    : rows.findByStateAndDeletedAtIsNullOrderByRegisteredAtAscIdAsc(state);
+        }
+        return found.stream().map(this::view).toList();
+    }
+
+    private WorkerView view(WorkerRow row) {
+        return new WorkerView(row.id(), row.name(), row.hostname(), row.ip(), row.pid(), row.version(),
+                json.readValue(row.labels(), LABELS), row.concurrency(), row.state(), row.directive(),
+                row.registeredAt(), row.lastSeenAt(), row.stateChangedAt(), row.lastPolledAt(), row.deletedAt(),
+                row.heldJobs());
+    }
+}

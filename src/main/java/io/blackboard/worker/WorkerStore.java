@@ -1,0 +1,151 @@
+package io.blackboard.worker;
+
+import java.time.Duration;
+import java.time.OffsetDateTime;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.stereotype.Repository;
+
+/** Every write to the worker table, one guarded statement each, on the database clock. */
+@Repository
+class WorkerStore {
+
+    static final String WORKER_INSERT = """
+            insert into worker (id, name, hostname, ip, pid, version, labels, concurrency)
+            values (:id, :name, :hostname, :ip, :pid, :version, cast(:labels as jsonb), :concurrency)
+            """;
+
+    /** A heartbeat: HOT-updatable (no index covers last_seen_at), and back to ONLINE from anywhere. */
+    static final String WORKER_PING = """
+            update worker
+               set last_seen_at = now(),
+                   state_changed_at = case when state = 'ONLINE' then state_changed_at else now() end,
+                   state = 'ONLINE'
+             where id = :id and deleted_at is null
+            returning state, directive, now() as server_time
+            """;
+
+    static final String WORKER_GO_OFFLINE = """
+            update worker
+               set state_changed_at = case when state = 'OFFLINE' then state_changed_at else now() end,
+                   state = 'OFFLINE'
+             where id = :id and deleted_at is null
+            returning id
+            """;
+
+    static final String WORKER_SOFT_DELETE = """
+            update worker
+               set state_changed_at = case when state = 'OFFLINE' then state_changed_at else now() end,
+                   state = 'OFFLINE',
+                   deleted_at = now()
+             where id = :id and deleted_at is null
+            returning id
+            """;
+
+    static final String WORKER_SET_DIRECTIVE = """
+            update worker set directive = :directive
+             where id = :id and deleted_at is null
+            returning id
+            """;
+
+    /** Silent past the offline threshold: OFFLINE, in bounded batches; the caller fails their jobs. */
+    static final String WORKER_MARK_OFFLINE = """
+            with due as materialized (
+                select id from worker
+                 where deleted_at is null and state <> 'OFFLINE'
+                   and last_seen_at < now() - :thresholdMs * interval '1 millisecond'
+                 order by last_seen_at
+                 limit :batch
+                   for update skip locked)
+            update worker w
+               set state = 'OFFLINE', state_changed_at = now()
+              from due
+             where w.id = due.id
+               and w.deleted_at is null and w.state <> 'OFFLINE'
+               and w.last_seen_at < now() - :thresholdMs * interval '1 millisecond'
+            returning w.id
+            """;
+
+    static final String WORKER_MARK_UNREACHABLE = """
+            update worker
+               set state = 'UNREACHABLE', state_changed_at = now()
+             where deleted_at is null and state = 'ONLINE'
+               and last_seen_at < now() - :thresholdMs * interval '1 millisecond'
+            """;
+
+    /** OFFLINE for at least the threshold (zero: every OFFLINE worker): soft-deleted. */
+    static final String WORKER_DELETE_OFFLINE = """
+            with due as materialized (
+                select id from worker
+                 where deleted_at is null and state = 'OFFLINE'
+                   and state_changed_at <= now() - :thresholdMs * interval '1 millisecond'
+                 limit :batch
+                   for update skip locked)
+            update worker w
+               set deleted_at = now()
+              from due
+             where w.id = due.id
+               and w.deleted_at is null and w.state = 'OFFLINE'
+               and w.state_changed_at <= now() - :thresholdMs * interval '1 millisecond'
+            returning w.id
+            """;
+
+    private final JdbcClient jdbc;
+
+    WorkerStore(JdbcClient jdbc) {
+        this.jdbc = jdbc;
+    }
+
+    void insert(UUID id, RegisterWorker request, String labelsJson) {
+        jdbc.sql(WORKER_INSERT)
+                .param("id", id)
+                .param("name", request.name())
+                .param("hostname", request.hostname())
+                .param("ip", request.ip())
+                .param("pid", request.pid())
+                .param("version", request.version())
+                .param("labels", labelsJson)
+                .param("concurrency", request.concurrencyOrDefault())
+                .update();
+    }
+
+    record Heartbeat(WorkerState state, Directive directive, OffsetDateTime serverTime) {
+    }
+
+    Optional<Heartbeat> ping(UUID id) {
+        return jdbc.sql(WORKER_PING).param("id", id)
+                .query((rs, n) -> new Heartbeat(WorkerState.valueOf(rs.getString("state")),
+                        Directive.valueOf(rs.getString("directive")),
+                        rs.getObject("server_time", OffsetDateTime.class)))
+                .optional();
+    }
+
+    boolean goOffline(UUID id) {
+        return jdbc.sql(WORKER_GO_OFFLINE).param("id", id).query(UUID.class).optional().isPresent();
+    }
+
+    boolean softDelete(UUID id) {
+        return jdbc.sql(WORKER_SOFT_DELETE).param("id", id).query(UUID.class).optional().isPresent();
+    }
+
+    boolean setDirective(UUID id, Directive directive) {
+        return jdbc.sql(WORKER_SET_DIRECTIVE).param("id", id).param("directive", directive.name())
+                .query(UUID.class).optional().isPresent();
+    }
+
+    List<UUID> markOffline(Duration threshold, int batch) {
+        return jdbc.sql(WORKER_MARK_OFFLINE).param("thresholdMs", threshold.toMillis()).param("batch", batch)
+                .query(UUID.class).list();
+    }
+
+    int markUnreachable(Duration threshold) {
+        return jdbc.sql(WORKER_MARK_UNREACHABLE).param("thresholdMs", threshold.toMillis()).update();
+    }
+
+    List<UUID> deleteOffline(Duration offlineFor, int batch) {
+        return jdbc.sql(WORKER_DELETE_OFFLINE).param("thresholdMs", offlineFor.toMillis()).param("batch", batch)
+                .query(UUID.class).list();
+    }
+}

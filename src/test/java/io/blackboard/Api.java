@@ -1,0 +1,77 @@
+package io.blackboard;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+/** A small HTTP client for the tests: real requests to the running server, JSON in and out. */
+public final class Api {
+
+    public record Response(int status, String contentType, String raw, JsonNode body) {
+
+        public JsonNode at(String pointer) {
+            return body.at(pointer);
+        }
+
+        @Override
+        public String toString() {
+            return status + " " + raw;
+        }
+    }
+
+    private static final JsonMapper JSON = JsonMapper.builder().build();
+    private final HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    private final String base;
+
+    public Api(int port) {
+        this.base = "http://localhost:" + port;
+    }
+
+    public static String json(Object value) {
+        return JSON.writeValueAsString(value);
+    }
+
+    public Response get(String path) {
+        return send("GET", path, null);
+    }
+
+    public Response post(String path, Object body) {
+        return send("POST", path, body == null ? null : body instanceof String s ? s : json(body));
+    }
+
+    public Response put(String path, Object body) {
+        return send("PUT", path, body instanceof String s ? s : json(body));
+    }
+
+    public Response delete(String path) {
+        return send("DELETE", path, null);
+    }
+
+    public Response send(String method, String path, String body) {
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(base + path))
+                .timeout(Duration.ofSeconds(60))
+                .header("Accept", "application/json, application/problem+json");
+        if (body != null) {
+            request.header("Content-Type", "application/json");
+        }
+        request.method(method, body == null ? HttpRequest.BodyPublishers.noBody()
+                : HttpRequest.BodyPublishers.ofString(body));
+        try {
+            HttpResponse<String> response = client.send(request.build(), HttpResponse.BodyHandlers.ofString());
+            String raw = response.body();
+            JsonNode parsed = raw == null || raw.isBlank() ? JSON.missingNode() : JSON.readTree(raw);
+            return new Response(response.statusCode(),
+                    response.headers().firstValue("Content-Type").orElse(""), raw, parsed);
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+}

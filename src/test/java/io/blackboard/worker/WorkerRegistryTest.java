@@ -1,0 +1,173 @@
+package io.blackboard.worker;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.blackboard.Api;
+import io.blackboard.IntegrationTest;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.junit.jupiter.api.Test;
+
+class WorkerRegistryTest extends IntegrationTest {
+
+    @Test
+    void registrationAnswers201WithTheWorkerOnline() {
+        Api.Response response = api.post("/workers/register", Map.of("name", "cisco-worker", "hostname", "site-a-01",
+                "ip", "10.0.0.7", "pid", 4242, "version", "1.4.0", "labels", Map.of("site", "a", "vendor", "cisco"),
+                "concurrency", 4));
+
+        assertThat(response.status()).isEqualTo(201);
+        UUID id = UUID.fromString(response.at("/id").asString());
+        assertThat(response.at("/name").asString()).isEqualTo("cisco-worker");
+        assertThat(response.at("/state").asString()).isEqualTo("ONLINE");
+        assertThat(response.at("/directive").asString()).isEqualTo("RUN");
+        assertThat(response.at("/labels/vendor").asString()).isEqualTo("cisco");
+        assertThat(response.at("/concurrency").asInt()).isEqualTo(4);
+        assertThat(response.at("/heldJobs").asInt()).isZero();
+        assertThat(api.get("/workers/" + id).at("/hostname").asString()).isEqualTo("site-a-01");
+    }
+
+    @Test
+    void concurrencyDefaultsToOne() {
+        UUID id = registerWorker("plain");
+        assertThat(api.get("/workers/" + id).at("/concurrency").asInt()).isEqualTo(1);
+    }
+
+    @Test
+    void invalidRegistrationsAre400ProblemsNamingTheFieldAndStoreNothing() {
+        assertProblem(api.post("/workers/register", Map.of("hostname", "x")), 400, "name");
+        assertProblem(api.post("/workers/register", Map.of("name", " ")), 400, "name");
+        assertProblem(api.post("/workers/register", Map.of("name", "w", "concurrency", 0)), 400, "concurrency");
+        assertProblem(api.post("/workers/register", Map.of("name", "w", "concurrency", "many")), 400, "concurrency");
+        assertProblem(api.post("/workers/register", Map.of("name", "w", "pid", -1)), 400, "pid");
+        assertProblem(api.post("/workers/register", Map.of("name", "w", "labels", List.of("a"))), 400, "labels");
+        assertProblem(api.post("/workers/register", Map.of("name", "x".repeat(201))), 400, "name");
+        assertProblem(api.post("/workers/register", "{\"name\": \"w\""), 400, "JSON");
+        assertProblem(api.post("/workers/register", null), 400, "body");
+
+        assertThat(count("worker")).isZero();
+    }
+
+    @Test
+    void pingAnswersStateDirectiveAndServerTime() {
+        UUID id = registerWorker("w");
+
+        Api.Response reply = api.post("/workers/" + id + "/ping", null);
+
+        assertThat(reply.status()).isEqualTo(200);
+        assertThat(reply.at("/state").asString()).isEqualTo("ONLINE");
+        assertThat(reply.at("/directive").asString()).isEqualTo("RUN");
+        assertThat(reply.at("/pingIntervalMs").asLong()).isEqualTo(20000);
+        assertThat(reply.at("/serverTime").asString()).isNotBlank();
+        assertThat(reply.at("/cancelJobIds").isArray()).isTrue();
+    }
+
+    @Test
+    void pingRecordsTheHeartbeatOnTheDatabaseClock() {
+        UUID id = registerWorker("w");
+        jdbc.sql("update worker set last_seen_at = now() - interval '1 hour' where id = :id").param("id", id).update();
+
+        api.post("/workers/" + id + "/ping", Map.of());
+
+        boolean fresh = jdbc.sql("select last_seen_at > now() - interval '1 minute' from worker where id = :id")
+                .param("id", id).query(Boolean.class).single();
+        assertThat(fresh).isTrue();
+    }
+
+    @Test
+    void pingOfAnUnknownWorkerIs404() {
+        assertProblem(api.post("/workers/" + UUID.randomUUID() + "/ping", null), 404, "register again");
+        assertProblem(api.post("/workers/not-a-uuid/ping", null), 400, "not-a-uuid");
+    }
+
+    @Test
+    void unregisterIsOfflineAtOnceKeepsFunctionBlocksAndTheNextPingBringsItBack() {
+        UUID id = registerWorker("w");
+        registerBlocks(id, List.of(block("echo", "1.0.0")));
+
+        Api.Response unregistered = api.post("/workers/" + id + "/unregister", null);
+
+        assertThat(unregistered.status()).isEqualTo(200);
+        assertThat(unregistered.at("/state").asString()).isEqualTo("OFFLINE");
+        assertThat(api.get("/workers/" + id + "/function-blocks").body()).hasSize(1);
+        assertThat(api.get("/workers/online").body()).isEmpty();
+
+        assertThat(api.post("/workers/" + id + "/ping", null).at("/state").asString()).isEqualTo("ONLINE");
+        assertThat(api.get("/workers/online").body()).hasSize(1);
+        assertProblem(api.post("/workers/" + UUID.randomUUID() + "/unregister", null), 404, "not registered");
+    }
+
+    @Test
+    void listsFilterByStateAndHideDeletedWorkersUnlessAsked() {
+        UUID online = registerWorker("online");
+        UUID offline = registerWorker("offline");
+        UUID deleted = registerWorker("deleted");
+        api.post("/workers/" + offline + "/unregister", null);
+        assertThat(api.delete("/workers/" + deleted).status()).isEqualTo(204);
+
+        assertThat(ids(api.get("/workers"))).containsExactly(online, offline);
+        assertThat(ids(api.get("/workers?findDeleted=true"))).containsExactly(online, offline, deleted);
+        assertThat(ids(api.get("/workers/online"))).containsExactly(online);
+        assertThat(ids(api.get("/workers?state=offline"))).containsExactly(offline);
+        assertThat(ids(api.get("/workers?state=OFFLINE&findDeleted=true"))).containsExactly(offline, deleted);
+        assertProblem(api.get("/workers?state=sleeping"), 400, "sleeping");
+        assertProblem(api.get("/workers?findDeleted=maybe"), 400, "findDeleted");
+    }
+
+    @Test
+    void deleteIsSoftAndTheWorkerMustRegisterAgain() {
+        UUID id = registerWorker("w");
+
+        assertThat(api.delete("/workers/" + id).status()).isEqualTo(204);
+
+        Api.Response shown = api.get("/workers/" + id);
+        assertThat(shown.at("/deletedAt").isNull()).isFalse();
+        assertThat(shown.at("/state").asString()).isEqualTo("OFFLINE");
+        assertProblem(api.post("/workers/" + id + "/ping", null), 404, "register again");
+        assertThat(api.delete("/workers/" + id).status()).as("deleting again changes nothing").isEqualTo(204);
+        assertProblem(api.delete("/workers/" + UUID.randomUUID()), 404, "not registered");
+        assertThat(count("worker")).isEqualTo(1);
+    }
+
+    @Test
+    void unknownWorkerDetailsAre404() {
+        assertProblem(api.get("/workers/" + UUID.randomUUID()), 404, "not registered");
+        assertProblem(api.get("/workers/" + UUID.randomUUID() + "/function-blocks"), 404, "not registered");
+    }
+
+    @Test
+    void directivesAreStoredAndEchoedInPings() {
+        UUID id = registerWorker("w");
+
+        assertThat(api.put("/workers/" + id + "/directive", Map.of("directive", "QUIET")).at("/directive").asString())
+                .isEqualTo("QUIET");
+        assertThat(api.post("/workers/" + id + "/ping", null).at("/directive").asString()).isEqualTo("QUIET");
+        assertProblem(api.put("/workers/" + id + "/directive", Map.of("directive", "NAP")), 400, "directive");
+        assertProblem(api.put("/workers/" + UUID.randomUUID() + "/directive", Map.of("directive", "RUN")), 404,
+                "not registered");
+    }
+
+    @Test
+    void cleanupDeletesOnlyWorkersOfflinePastTheThreshold() {
+        UUID longGone = registerWorker("long-gone");
+        UUID recentlyGone = registerWorker("recently-gone");
+        UUID online = registerWorker("online");
+        api.post("/workers/" + longGone + "/unregister", null);
+        api.post("/workers/" + recentlyGone + "/unregister", null);
+        jdbc.sql("update worker set state_changed_at = now() - interval '25 hours' where id = :id")
+                .param("id", longGone).update();
+
+        assertThat(api.post("/workers/cleanup", null).at("/deleted").asInt()).isEqualTo(1);
+        assertThat(ids(api.get("/workers"))).containsExactly(recentlyGone, online);
+
+        assertThat(api.post("/workers/cleanup-offline", null).at("/deleted").asInt()).isEqualTo(1);
+        assertThat(ids(api.get("/workers"))).containsExactly(online);
+        assertThat(api.post("/workers/cleanup-offline", null).at("/deleted").asInt()).isZero();
+    }
+
+    static List<UUID> ids(Api.Response response) {
+        assertThat(response.status()).as(response.toString()).isEqualTo(200);
+        return response.body().valueStream().map(w -> UUID.fromString(w.get("id").asString())).toList();
+    }
+}
