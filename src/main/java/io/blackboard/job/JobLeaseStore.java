@@ -50,7 +50,8 @@ class JobLeaseStore {
                 insert into job_event (job_id, kind, attempt, worker_id, actor, detail)
                 select id, case when retry then 'REQUEUED' else 'FAILED' end, attempt, worker_id, :actor, :reason
                   from changed)
-            select count(*) from changed
+            select count(*) filter (where not retry) as failed, count(*) filter (where retry) as requeued
+              from changed
             """;
 
     static final String JOB_FAIL_STUCK = JOB_FAIL_TEMPLATE.formatted("j.deadline < now()");
@@ -104,18 +105,26 @@ class JobLeaseStore {
         this.jdbc = jdbc;
     }
 
-    int failStuck(int batch) {
+    /** How many jobs a failure pass ended for good, and how many it re-queued as a new attempt. */
+    record Failed(int failed, int requeued) {
+
+        int total() {
+            return failed + requeued;
+        }
+    }
+
+    Failed failStuck(int batch) {
         return jdbc.sql(JOB_FAIL_STUCK)
                 .param("batch", batch).param("reason", "STUCK_TIMEOUT").param("actor", "sweeper")
                 .param("message", "no result pushed before the job's deadline")
-                .query(Integer.class).single();
+                .query((rs, n) -> new Failed(rs.getInt("failed"), rs.getInt("requeued"))).single();
     }
 
-    int failHeldBy(Collection<UUID> workerIds, String reason, String message, int batch) {
+    Failed failHeldBy(Collection<UUID> workerIds, String reason, String message, int batch) {
         return jdbc.sql(JOB_FAIL_HELD_BY)
                 .param("workerIds", SqlArrays.uuids(workerIds)).param("batch", batch)
                 .param("reason", reason).param("actor", "registry").param("message", message)
-                .query(Integer.class).single();
+                .query((rs, n) -> new Failed(rs.getInt("failed"), rs.getInt("requeued"))).single();
     }
 
     List<UUID> extendLeases(UUID workerId, Collection<UUID> jobIds, Duration timeout) {

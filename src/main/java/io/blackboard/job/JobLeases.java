@@ -37,7 +37,7 @@ class JobLeases implements HeldJobs {
         int total = 0;
         int batch;
         do {
-            batch = store.failHeldBy(workerIds, reason.name(), message, BATCH);
+            batch = store.failHeldBy(workerIds, reason.name(), message, BATCH).total();
             total += batch;
         } while (batch == BATCH);
         return total;

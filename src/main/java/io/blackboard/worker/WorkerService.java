@@ -111,6 +111,14 @@ public class WorkerService {
         rows.findById(id).filter(row -> row.deletedAt() == null).orElseThrow(() -> new WorkerNotFound(id));
     }
 
+    /** Throws {@link WorkerNotFound} unless the worker was ever registered (deleted ones count). */
+    @Transactional(readOnly = true)
+    public void requireKnown(UUID id) {
+        if (!rows.existsById(id)) {
+            throw new WorkerNotFound(id);
+        }
+    }
+
     @Transactional(readOnly = true)
     WorkerView find(UUID id) {
         return rows.findById(id).map(this::view).orElseThrow(() -> new WorkerNotFound(id));

@@ -1,0 +1,99 @@
+package io.blackboard.job;
+
+import io.blackboard.platform.ApiException;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.UUID;
+import org.springframework.http.HttpStatus;
+
+/** The typed failures of the blackboard, each rendered as an RFC 9457 problem. */
+final class JobProblems {
+
+    private JobProblems() {
+    }
+
+    static final class JobNotFound extends ApiException {
+        JobNotFound(UUID id) {
+            super(HttpStatus.NOT_FOUND, "job-not-found", "Job " + id + " does not exist");
+        }
+    }
+
+    /** A push (or other worker action) for a job that is no longer that worker's live claim. */
+    static final class JobNotHeld extends ApiException {
+        JobNotHeld(UUID jobId, UUID workerId, Integer attempt, JobState current) {
+            super(HttpStatus.CONFLICT, "job-not-held",
+                    "Job %s is not held by worker %s%s: it is %s".formatted(jobId, workerId,
+                            attempt == null ? "" : " at attempt " + attempt, current.describe()),
+                    current.asProperties());
+        }
+    }
+
+    /** The job was pushed already, with a different result. */
+    static final class AlreadyPushed extends ApiException {
+        AlreadyPushed(UUID jobId, JobState current) {
+            super(HttpStatus.CONFLICT, "job-already-pushed",
+                    "Job %s was already pushed with a different result (%s)".formatted(jobId, current.describe()),
+                    current.asProperties());
+        }
+    }
+
+    static final class JobFinished extends ApiException {
+        JobFinished(UUID jobId, JobState current) {
+            super(HttpStatus.CONFLICT, "job-finished",
+                    "Job %s can no longer be cancelled: it is %s".formatted(jobId, current.describe()),
+                    current.asProperties());
+        }
+    }
+
+    static final class UnknownFunctionBlock extends ApiException {
+        UnknownFunctionBlock(String where, UUID functionBlockId) {
+            super(HttpStatus.UNPROCESSABLE_CONTENT, "unknown-function-block",
+                    "%sfunctionBlockId %s is not a registered function block".formatted(where, functionBlockId));
+        }
+    }
+
+    static final class NotServedByWorker extends ApiException {
+        NotServedByWorker(UUID workerId, UUID functionBlockId) {
+            super(HttpStatus.UNPROCESSABLE_CONTENT, "function-block-not-registered",
+                    "Worker %s has not registered function block %s; register it first or omit functionBlockIds"
+                            .formatted(workerId, functionBlockId));
+        }
+    }
+
+    static final class IdempotencyKeyReused extends ApiException {
+        IdempotencyKeyReused(String where, String key, UUID existing) {
+            super(HttpStatus.CONFLICT, "idempotency-key-reused",
+                    "%sidempotencyKey '%s' already names job %s, created with different content"
+                            .formatted(where, key, existing),
+                    Map.of("jobId", existing));
+        }
+    }
+
+    /** Where a job stands, for conflict answers. */
+    record JobState(JobStatus status, int attempt, Outcome outcome, FailureReason failureReason) {
+
+        String describe() {
+            StringBuilder text = new StringBuilder(status.name());
+            if (outcome != null) {
+                text.append('/').append(outcome);
+            }
+            if (failureReason != null) {
+                text.append(" (").append(failureReason).append(')');
+            }
+            return text.append(", attempt ").append(attempt).toString();
+        }
+
+        Map<String, Object> asProperties() {
+            Map<String, Object> properties = new LinkedHashMap<>();
+            properties.put("jobStatus", status);
+            properties.put("attempt", attempt);
+            if (outcome != null) {
+                properties.put("outcome", outcome);
+            }
+            if (failureReason != null) {
+                properties.put("failureReason", failureReason);
+            }
+            return properties;
+        }
+    }
+}

@@ -1,0 +1,145 @@
+package io.blackboard.job;
+
+import io.blackboard.platform.BadRequest;
+import io.blackboard.platform.Ids;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.stereotype.Service;
+import org.springframework.transaction.annotation.Transactional;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+/** The engine's side of the blackboard: write jobs, read them, cancel them. */
+@Service
+class JobService {
+
+    private static final Logger log = LoggerFactory.getLogger(JobService.class);
+
+    record Created(List<JobView> jobs, int inserted) {
+    }
+
+    private final JobStore store;
+    private final JsonMapper json;
+
+    JobService(JobStore store, JsonMapper json) {
+        this.store = store;
+        this.json = json;
+    }
+
+    /**
+     * Creates the jobs in one transaction, in the order given. A job whose idempotencyKey
+     * already names a job is answered with that job; any invalid job rejects the whole batch.
+     */
+    @Transactional
+    Created create(List<CreateJob> jobs) {
+        requireKnownFunctionBlocks(jobs);
+        List<UUID> ids = new ArrayList<>(jobs.size());
+        List<Map<String, Object>> rows = new ArrayList<>(jobs.size());
+        for (int i = 0; i < jobs.size(); i++) {
+            UUID id = Ids.newId();
+            ids.add(id);
+            rows.add(row(i, id, jobs.get(i), where(i, jobs.size())));
+        }
+        String input = json.writeValueAsString(rows);
+        int inserted = store.insert(input);
+        if (inserted < jobs.size()) {
+            resolveIdempotencyKeys(jobs, ids, input);
+        }
+        Map<UUID, JobView> found = store.findMany(new LinkedHashSet<>(ids)).stream()
+                .collect(Collectors.toMap(JobView::id, Function.identity()));
+        if (inserted > 0) {
+            log.debug("Created {} jobs", inserted);
+        }
+        return new Created(ids.stream().map(found::get).toList(), inserted);
+    }
+
+    private void requireKnownFunctionBlocks(List<CreateJob> jobs) {
+        Set<UUID> wanted = jobs.stream().map(CreateJob::functionBlockId).collect(Collectors.toSet());
+        Set<UUID> known = new HashSet<>(store.existingFunctionBlocks(wanted));
+        for (int i = 0; i < jobs.size(); i++) {
+            if (!known.contains(jobs.get(i).functionBlockId())) {
+                throw new JobProblems.UnknownFunctionBlock(where(i, jobs.size()), jobs.get(i).functionBlockId());
+            }
+        }
+    }
+
+    private void resolveIdempotencyKeys(List<CreateJob> jobs, List<UUID> ids, String input) {
+        for (JobStore.KeyMatch match : store.matchIdempotencyKeys(input)) {
+            if (!match.same()) {
+                throw new JobProblems.IdempotencyKeyReused(where(match.ord(), jobs.size()),
+                        jobs.get(match.ord()).idempotencyKey(), match.id());
+            }
+            ids.set(match.ord(), match.id());
+        }
+    }
+
+    private Map<String, Object> row(int ord, UUID id, CreateJob job, String where) {
+        JsonNode payload = job.payload();
+        if (payload != null && !payload.isNull() && !payload.isObject()) {
+            throw new BadRequest(where + "payload must be a JSON object");
+        }
+        Map<String, Object> row = new LinkedHashMap<>();
+        row.put("ord", ord);
+        row.put("id", id);
+        row.put("function_block_id", job.functionBlockId());
+        row.put("type", job.type().name());
+        row.put("payload", payload == null || payload.isNull() ? Map.of() : payload);
+        row.put("priority", job.priority() == null ? 0 : job.priority());
+        row.put("max_attempts", job.maxAttempts() == null ? 1 : job.maxAttempts());
+        row.put("selector", job.selector() == null ? Map.of() : job.selector());
+        row.put("correlation_id", job.correlationId());
+        row.put("idempotency_key", job.idempotencyKey());
+        return row;
+    }
+
+    static String where(int index, int size) {
+        return size == 1 ? "" : "[" + index + "] ";
+    }
+
+    @Transactional(readOnly = true)
+    JobView find(UUID id) {
+        return store.find(id).orElseThrow(() -> new JobProblems.JobNotFound(id));
+    }
+
+    @Transactional(readOnly = true)
+    JobPage list(JobFilter filter, int limit) {
+        List<JobView> jobs = store.list(filter, limit + 1);
+        if (jobs.size() <= limit) {
+            return new JobPage(jobs, null);
+        }
+        JobView last = jobs.get(limit - 1);
+        return new JobPage(jobs.subList(0, limit),
+                new JobFilter.Cursor(last.createdAt(), last.id()).encode());
+    }
+
+    @Transactional(readOnly = true)
+    List<JobEvent> events(UUID id) {
+        find(id);
+        return store.events(id);
+    }
+
+    /** PENDING or POLLED -> PUSHED/CANCELLED. Cancelling a cancelled job again is a no-op. */
+    @Transactional
+    JobView cancel(UUID id) {
+        if (store.cancel(id)) {
+            log.info("Job {} cancelled", id);
+            return find(id);
+        }
+        JobView job = find(id);
+        if (job.outcome() == Outcome.CANCELLED) {
+            return job;
+        }
+        throw new JobProblems.JobFinished(id, new JobProblems.JobState(job.status(), job.attempt(), job.outcome(),
+                job.failureReason()));
+    }
+}

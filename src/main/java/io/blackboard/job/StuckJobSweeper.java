@@ -1,0 +1,58 @@
+package io.blackboard.job;
+
+import io.blackboard.platform.Sweeper;
+import java.time.Duration;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.stereotype.Component;
+import org.springframework.transaction.support.TransactionTemplate;
+
+/**
+ * Fails POLLED jobs whose deadline passed ({@code STUCK_TIMEOUT}), or re-queues them where a
+ * retry is safe. Each batch is one guarded statement in its own transaction: a push that
+ * commits first wins and the sweeper leaves that job alone.
+ */
+@Component
+class StuckJobSweeper implements Sweeper {
+
+    private static final Logger log = LoggerFactory.getLogger(StuckJobSweeper.class);
+
+    record Result(int failed, int requeued) {
+    }
+
+    private final JobLeaseStore store;
+    private final JobProperties properties;
+    private final TransactionTemplate tx;
+
+    StuckJobSweeper(JobLeaseStore store, JobProperties properties, TransactionTemplate tx) {
+        this.store = store;
+        this.properties = properties;
+        this.tx = tx;
+    }
+
+    @Override
+    public String name() {
+        return "stuck-jobs";
+    }
+
+    @Override
+    public Duration interval() {
+        return properties.jobCheckInterval();
+    }
+
+    @Override
+    public Result runOnce() {
+        int failed = 0;
+        int requeued = 0;
+        JobLeaseStore.Failed batch;
+        do {
+            batch = tx.execute(status -> store.failStuck(JobLeases.BATCH));
+            failed += batch.failed();
+            requeued += batch.requeued();
+        } while (batch.total() == JobLeases.BATCH);
+        if (failed + requeued > 0) {
+            log.info("Stuck jobs: {} failed with STUCK_TIMEOUT, {} re-queued as a new attempt", failed, requeued);
+        }
+        return new Result(failed, requeued);
+    }
+}

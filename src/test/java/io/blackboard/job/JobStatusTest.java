@@ -1,0 +1,27 @@
+package io.blackboard.job;
+
+import static io.blackboard.job.JobStatus.PENDING;
+import static io.blackboard.job.JobStatus.POLLED;
+import static io.blackboard.job.JobStatus.PUSHED;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+class JobStatusTest {
+
+    private static final Map<JobStatus, Set<JobStatus>> ALLOWED = Map.of(
+            PENDING, Set.of(POLLED, PUSHED),   // claim; cancel
+            POLLED, Set.of(PUSHED, PENDING),   // push, fail or cancel; re-queue or release
+            PUSHED, Set.of());                 // final
+
+    @Test
+    void everyPairOfStatusesIsAllowedExactlyAsTheLifecycleSays() {
+        for (JobStatus from : JobStatus.values()) {
+            for (JobStatus to : JobStatus.values()) {
+                assertThat(from.canTransitionTo(to)).as(from + " -> " + to).isEqualTo(ALLOWED.get(from).contains(to));
+            }
+        }
+    }
+}

@@ -1,0 +1,146 @@
+package io.blackboard.job;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.blackboard.Api;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.transaction.support.TransactionTemplate;
+
+class ResultFeedTest extends BlackboardTest {
+
+    @Autowired
+    TransactionTemplate tx;
+
+    @Autowired
+    ClaimService claims;
+
+    @Autowired
+    PushedJobReaper reaper;
+
+    @BeforeEach
+    void setUp() {
+        workerServingEcho(Map.of("concurrency", 100));
+    }
+
+    @Test
+    void resultsComeInPushOrderAndTheCursorReadsOn() {
+        List<UUID> jobs = createJobs(echo, 5);
+        claim(worker, 5);
+        List<UUID> pushOrder = List.of(jobs.get(3), jobs.get(0), jobs.get(4), jobs.get(1), jobs.get(2));
+        pushOrder.forEach(id -> push(id, worker, Map.of("result", Map.of("id", id.toString()))));
+
+        Api.Response first = api.get("/blackboard/results?limit=3");
+        Api.Response rest = api.get("/blackboard/results?limit=3&after=" + first.at("/next").asString());
+        Api.Response end = api.get("/blackboard/results?after=" + rest.at("/next").asString());
+
+        List<UUID> read = new ArrayList<>(ids(first));
+        read.addAll(ids(rest));
+        assertThat(read).containsExactlyElementsOf(pushOrder);
+        assertThat(first.at("/results/0/result/id").asString()).isEqualTo(jobs.get(3).toString());
+        assertThat(ids(end)).isEmpty();
+        assertThat(end.at("/next").asString()).isEqualTo(rest.at("/next").asString());
+    }
+
+    @Test
+    void cancellationsAndServerSideFailuresAreResultsToo() {
+        UUID cancelled = createJob(echo, Map.of());
+        api.post("/blackboard/jobs/" + cancelled + "/cancel", null);
+
+        assertThat(ids(api.get("/blackboard/results"))).containsExactly(cancelled);
+    }
+
+    @Test
+    void aConsumerFollowingTheCursorNeverMissesAPushThatCommitsLate() throws Exception {
+        List<UUID> jobs = createJobs(echo, 2);
+        claim(worker, 2);
+        UUID late = jobs.get(0);
+        UUID early = jobs.get(1);
+        CountDownLatch pushedLate = new CountDownLatch(1);
+        CountDownLatch commitLate = new CountDownLatch(1);
+
+        List<UUID> consumed = new ArrayList<>();
+        String cursor = "0-0";
+        try (var pool = Executors.newSingleThreadExecutor()) {
+            // 'late' is pushed first but its transaction commits after 'early'
+            Future<?> slow = pool.submit(() -> tx.executeWithoutResult(status -> {
+                claims.push(new PushRequest(late, worker, null, PushStatus.SUCCESS, null, null, null, null));
+                pushedLate.countDown();
+                await(commitLate);
+            }));
+            pushedLate.await();
+            assertThat(push(early, worker, Map.of()).status()).isEqualTo(200);
+
+            Api.Response whileOpen = api.get("/blackboard/results?after=" + cursor);
+            consumed.addAll(ids(whileOpen));
+            cursor = whileOpen.at("/next").asString();
+
+            commitLate.countDown();
+            slow.get();
+        }
+        Api.Response afterCommit = api.get("/blackboard/results?after=" + cursor);
+        consumed.addAll(ids(afterCommit));
+
+        assertThat(consumed).containsExactly(late, early);
+    }
+
+    @Test
+    void aWaitingReaderIsAnsweredWhenAResultArrives() throws Exception {
+        UUID job = createJob(echo, Map.of());
+        claim(worker, 1);
+        try (var pool = Executors.newSingleThreadExecutor()) {
+            Future<Api.Response> reader = pool.submit(() -> api.get("/blackboard/results?waitMs=10000"));
+            Thread.sleep(300);
+            push(job, worker, Map.of());
+            long start = System.nanoTime();
+            assertThat(ids(reader.get())).containsExactly(job);
+            assertThat((System.nanoTime() - start) / 1_000_000).isLessThan(5_000);
+        }
+    }
+
+    @Test
+    void badCursorsAre400() {
+        assertProblem(api.get("/blackboard/results?after=abc"), 400, "cursor");
+        assertProblem(api.get("/blackboard/results?after=-1-2"), 400, "cursor");
+        assertProblem(api.get("/blackboard/results?limit=5000"), 400, "limit");
+    }
+
+    @Test
+    void pushedJobsPastTheRetentionAreDeletedWithTheirEvents() {
+        List<UUID> jobs = createJobs(echo, 3);
+        claim(worker, 2);
+        push(jobs.get(0), worker, Map.of());
+        push(jobs.get(1), worker, Map.of());
+        jdbc.sql("update job set pushed_at = now() - interval '8 days' where id = :id").param("id", jobs.get(0)).update();
+        jdbc.sql("update job set created_at = now() - interval '30 days' where id = :id").param("id", jobs.get(2)).update();
+
+        assertThat(reaper.runOnce()).isEqualTo(new PushedJobReaper.Result(1));
+
+        assertProblem(api.get("/blackboard/jobs/" + jobs.get(0)), 404, "does not exist");
+        assertThat(status(jobs.get(1))).isEqualTo("PUSHED");
+        assertThat(status(jobs.get(2))).isEqualTo("PENDING");
+        assertThat(jdbc.sql("select count(*) from job_event where job_id = :id").param("id", jobs.get(0))
+                .query(Long.class).single()).isZero();
+    }
+
+    static List<UUID> ids(Api.Response page) {
+        assertThat(page.status()).as(page.toString()).isEqualTo(200);
+        return page.at("/results").valueStream().map(BlackboardTest::id).toList();
+    }
+
+    private static void await(CountDownLatch latch) {
+        try {
+            latch.await();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}
