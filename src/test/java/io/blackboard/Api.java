@@ -3,6 +3,7 @@ package io.blackboard;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
+import java.net.http.HttpHeaders;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
@@ -12,7 +13,7 @@ import tools.jackson.databind.json.JsonMapper;
 /** A small HTTP client for the tests: real requests to the running server, JSON in and out. */
 public final class Api {
 
-    public record Response(int status, String contentType, String raw, JsonNode body) {
+    public record Response(int status, String contentType, String raw, JsonNode body, HttpHeaders headers) {
 
         public JsonNode at(String pointer) {
             return body.at(pointer);
@@ -66,7 +67,7 @@ public final class Api {
             String raw = response.body();
             JsonNode parsed = raw == null || raw.isBlank() ? JSON.missingNode() : JSON.readTree(raw);
             return new Response(response.statusCode(),
-                    response.headers().firstValue("Content-Type").orElse(""), raw, parsed);
+                    response.headers().firstValue("Content-Type").orElse(""), raw, parsed, response.headers());
         } catch (IOException e) {
             throw new IllegalStateException(e);
         } catch (InterruptedException e) {

@@ -1,10 +1,15 @@
 package io.blackboard.job;
 
+import io.blackboard.platform.ApiException;
+import io.blackboard.platform.BadRequest;
 import io.blackboard.worker.WorkerNotFound;
 import io.blackboard.worker.WorkerService;
-import java.util.HashSet;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
@@ -14,6 +19,7 @@ import org.springframework.lang.Nullable;
 import org.springframework.stereotype.Service;
 import org.springframework.transaction.annotation.Transactional;
 import org.springframework.transaction.support.TransactionTemplate;
+import tools.jackson.core.type.TypeReference;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -22,58 +28,87 @@ import tools.jackson.databind.json.JsonMapper;
 class ClaimService {
 
     private static final Logger log = LoggerFactory.getLogger(ClaimService.class);
-    private static final long RECHECK_MS = 50;
+    private static final TypeReference<Map<String, String>> LABELS = new TypeReference<>() { };
 
     private final ClaimStore store;
     private final JobProperties properties;
     private final TransactionTemplate tx;
     private final JsonMapper json;
     private final WorkerService workers;
+    private final PollWaiters waiters;
 
     ClaimService(ClaimStore store, JobProperties properties, TransactionTemplate tx, JsonMapper json,
-            WorkerService workers) {
+            WorkerService workers, PollWaiters waiters) {
         this.workers = workers;
+        this.waiters = waiters;
         this.store = store;
         this.properties = properties;
         this.tx = tx;
         this.json = json;
     }
 
-    /** Claims up to {@code limit} jobs, waiting up to {@code waitMs} for one without holding a connection. */
+    /**
+     * Claims up to {@code limit} jobs. With {@code waitMs} and nothing to claim, parks until a
+     * matching job appears (on any replica), the periodic re-check, or the time runs out.
+     */
     List<JobView> poll(PollRequest request) throws InterruptedException {
-        long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(request.waitMsOrDefault());
-        while (true) {
-            List<JobView> claimed = tx.execute(status -> claimOnce(request));
-            long left = until - System.nanoTime();
-            if (!claimed.isEmpty() || left <= 0) {
-                return claimed;
+        Attempt first = tx.execute(status -> claimOnce(request));
+        if (!first.claimed().isEmpty() || request.waitMsOrDefault() == 0) {
+            return first.claimed();
+        }
+        PollWaiters.Waiter waiter = waiters.park(first.eligible() ? first.blocks() : Set.of(), first.labels());
+        if (waiter == null) {
+            if (!waiters.isOpen()) {
+                return List.of();
             }
-            Thread.sleep(Math.min(RECHECK_MS, TimeUnit.NANOSECONDS.toMillis(left) + 1));
+            throw new JobProblems.TooManyParkedPolls(properties.maxParkedPolls());
+        }
+        try {
+            long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(request.waitMsOrDefault());
+            while (true) {
+                // the first pass closes the window between the empty claim and parking
+                List<JobView> claimed = tx.execute(status -> claimOnce(request)).claimed();
+                long left = until - System.nanoTime();
+                if (!claimed.isEmpty() || left <= 0) {
+                    return claimed;
+                }
+                waiter.await(Duration.ofNanos(Math.min(left, properties.pollRecheck().toNanos())));
+                if (!waiters.isOpen()) {
+                    return List.of(); // shutting down: answer now, holding nothing
+                }
+            }
+        } finally {
+            waiters.leave(waiter);
         }
     }
 
-    private List<JobView> claimOnce(PollRequest request) {
+    /** One claim transaction's outcome, and what a parked poll waits for. */
+    private record Attempt(List<JobView> claimed, Set<UUID> blocks, Map<String, String> labels, boolean eligible) {
+    }
+
+    private Attempt claimOnce(PollRequest request) {
         UUID workerId = request.workerId();
         ClaimStore.PollingWorker worker = store.lockForPoll(workerId).orElseThrow(() -> new WorkerNotFound(workerId));
-        List<UUID> blocks = worker.functionBlockIds();
+        Set<UUID> blocks = new LinkedHashSet<>(worker.functionBlockIds());
         if (request.functionBlockIds() != null) {
-            Set<UUID> registered = new HashSet<>(blocks);
             for (UUID id : request.functionBlockIds()) {
-                if (!registered.contains(id)) {
+                if (!blocks.contains(id)) {
                     throw new JobProblems.NotServedByWorker(workerId, id);
                 }
             }
-            blocks = List.copyOf(new LinkedHashSet<>(request.functionBlockIds()));
+            blocks = new LinkedHashSet<>(request.functionBlockIds());
         }
-        if (!"ONLINE".equals(worker.state()) || !"RUN".equals(worker.directive()) || blocks.isEmpty()) {
-            return List.of();
+        boolean eligible = "ONLINE".equals(worker.state()) && "RUN".equals(worker.directive()) && !blocks.isEmpty();
+        Map<String, String> labels = json.readValue(worker.labels(), LABELS);
+        if (!eligible) {
+            return new Attempt(List.of(), blocks, labels, false);
         }
         List<JobView> claimed = store.claim(workerId, worker, blocks, request.limitOrDefault(),
                 properties.stuckJobTimeout());
         if (!claimed.isEmpty() && log.isDebugEnabled()) {
             log.debug("Worker {} claimed {}", workerId, claimed.stream().map(JobView::id).toList());
         }
-        return claimed;
+        return new Attempt(claimed, blocks, labels, true);
     }
 
     /**
@@ -82,10 +117,56 @@ class ClaimService {
      */
     @Transactional
     JobView push(PushRequest request) {
-        ClaimStore.Push push = new ClaimStore.Push(request.jobId(), request.workerId(), request.attempt(),
+        ClaimStore.Push push = toPush(request);
+        return store.push(push).orElseGet(() -> answerUnchanged(push));
+    }
+
+    /**
+     * Lands a batch of one worker's pushes in one statement and one transaction; each item is
+     * answered on its own, as {@link #push} would answer it alone.
+     */
+    @Transactional
+    List<PushOutcome> pushBatch(List<PushRequest> requests) {
+        UUID workerId = requests.getFirst().workerId();
+        List<Map<String, Object>> rows = new ArrayList<>(requests.size());
+        for (int i = 0; i < requests.size(); i++) {
+            PushRequest request = requests.get(i);
+            if (!workerId.equals(request.workerId())) {
+                throw new BadRequest("[" + i + "] workerId: every push of a batch must name the same worker");
+            }
+            Map<String, Object> row = new HashMap<>();
+            row.put("ord", i);
+            row.put("job_id", request.jobId());
+            row.put("attempt", request.attempt());
+            row.put("outcome", request.status().name());
+            row.put("result", request.result());
+            row.put("acquires", request.acquires());
+            row.put("db_updates", request.dbUpdates());
+            row.put("error", request.error());
+            rows.add(row);
+        }
+        Map<Integer, JobView> pushed = store.pushBatch(workerId, json.writeValueAsString(rows));
+        List<PushOutcome> outcomes = new ArrayList<>(requests.size());
+        for (int i = 0; i < requests.size(); i++) {
+            JobView job = pushed.get(i);
+            outcomes.add(job != null ? new PushOutcome(job.id(), 200, job, null) : answerAlone(requests.get(i)));
+        }
+        return outcomes;
+    }
+
+    private PushOutcome answerAlone(PushRequest request) {
+        try {
+            JobView job = answerUnchanged(toPush(request));
+            return new PushOutcome(job.id(), 200, job, null);
+        } catch (ApiException e) {
+            return new PushOutcome(request.jobId(), e.status().value(), null, e.toProblem());
+        }
+    }
+
+    private ClaimStore.Push toPush(PushRequest request) {
+        return new ClaimStore.Push(request.jobId(), request.workerId(), request.attempt(),
                 request.status().name(), document(request.result()), document(request.acquires()),
                 document(request.dbUpdates()), document(request.error()));
-        return store.push(push).orElseGet(() -> answerUnchanged(push));
     }
 
     private JobView answerUnchanged(ClaimStore.Push push) {

@@ -4,7 +4,9 @@ import io.blackboard.platform.SqlArrays;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import org.springframework.jdbc.core.simple.JdbcClient;
@@ -80,6 +82,28 @@ class ClaimStore {
             select %s from pushed j
             """.formatted(JobRows.COLUMNS);
 
+    /** A batch of pushes by one worker, one statement: each lands only on its live claim. */
+    static final String JOB_PUSH_BATCH = """
+            with input as (
+                select * from jsonb_to_recordset(cast(:pushes as jsonb)) as x(
+                    ord int, job_id uuid, attempt int, outcome text, result jsonb, acquires jsonb,
+                    db_updates jsonb, error jsonb)),
+            pushed as (
+                update job j
+                   set status = 'PUSHED', outcome = x.outcome,
+                       failure_reason = case when x.outcome = 'FAILURE' then 'WORKER_REPORTED' end,
+                       result = x.result, acquires = x.acquires, db_updates = x.db_updates, error = x.error,
+                       pushed_at = now(), push_xid = pg_current_xact_id(), push_seq = nextval('job_push_seq')
+                  from input x
+                 where j.id = x.job_id and j.worker_id = :workerId and j.status = 'POLLED'
+                   and j.attempt = coalesce(x.attempt, j.attempt)
+                returning j.*, x.ord),
+            events as (
+                insert into job_event (job_id, kind, attempt, worker_id, actor, detail)
+                select id, 'PUSHED', attempt, worker_id, 'worker', outcome from pushed)
+            select j.ord, %s from pushed j
+            """.formatted(JobRows.COLUMNS);
+
     /** After a push changed nothing: where the job stands, and whether this push repeats the one that landed. */
     static final String JOB_PUSH_VERDICT = """
             select status, attempt, outcome, failure_reason,
@@ -139,6 +163,14 @@ class ClaimStore {
     }
 
     /** {@code repeated}: this very push landed before; {@code mine}: this worker's push landed, another result. */
+    /** The jobs the batch pushed, by their position in the batch. */
+    Map<Integer, JobView> pushBatch(UUID workerId, String pushesJson) {
+        Map<Integer, JobView> pushed = new HashMap<>();
+        jdbc.sql(JOB_PUSH_BATCH).param("workerId", workerId).param("pushes", pushesJson)
+                .query((rs, n) -> pushed.put(rs.getInt("ord"), JobRows.view(rs, n))).list();
+        return pushed;
+    }
+
     record Verdict(JobProblems.JobState state, boolean repeated, boolean mine) {
     }
 

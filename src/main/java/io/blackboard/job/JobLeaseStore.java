@@ -1,7 +1,10 @@
 package io.blackboard.job;
 
 import io.blackboard.platform.SqlArrays;
+import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.List;
 import java.util.UUID;
@@ -45,12 +48,13 @@ class JobLeaseStore {
                        push_seq       = case when due.retry then null else nextval('job_push_seq') end
                   from due
                  where j.id = due.id and j.status = 'POLLED' and %1$s
-                returning j.id, due.worker_id, due.attempt, due.retry),
+                returning j.id, j.function_block_id, due.worker_id, due.attempt, due.retry),
             events as (
                 insert into job_event (job_id, kind, attempt, worker_id, actor, detail)
                 select id, case when retry then 'REQUEUED' else 'FAILED' end, attempt, worker_id, :actor, :reason
                   from changed)
-            select count(*) filter (where not retry) as failed, count(*) filter (where retry) as requeued
+            select count(*) filter (where not retry) as failed, count(*) filter (where retry) as requeued,
+                   coalesce(array_agg(function_block_id::text) filter (where retry), '{}') as requeued_blocks
               from changed
             """;
 
@@ -84,12 +88,12 @@ class JobLeaseStore {
                        releases = j.releases + 1
                   from due
                  where j.id = due.id and j.worker_id = :workerId and j.status = 'POLLED'
-                returning j.id, due.attempt),
+                returning j.id, j.function_block_id, due.attempt),
             events as (
                 insert into job_event (job_id, kind, attempt, worker_id, actor, detail)
                 select id, 'RELEASED', attempt, :workerId, 'heartbeat', 'claim not known to the worker'
                   from released)
-            select id from released
+            select function_block_id from released
             """;
 
     /** Jobs the engine cancelled while this worker held them, recently enough to still matter. */
@@ -105,8 +109,11 @@ class JobLeaseStore {
         this.jdbc = jdbc;
     }
 
-    /** How many jobs a failure pass ended for good, and how many it re-queued as a new attempt. */
-    record Failed(int failed, int requeued) {
+    /**
+     * How many jobs a failure pass ended for good, and how many it re-queued as a new attempt
+     * (with the function block of each re-queued job, to wake parked polls).
+     */
+    record Failed(int failed, int requeued, List<UUID> requeuedBlocks) {
 
         int total() {
             return failed + requeued;
@@ -117,14 +124,14 @@ class JobLeaseStore {
         return jdbc.sql(JOB_FAIL_STUCK)
                 .param("batch", batch).param("reason", "STUCK_TIMEOUT").param("actor", "sweeper")
                 .param("message", "no result pushed before the job's deadline")
-                .query((rs, n) -> new Failed(rs.getInt("failed"), rs.getInt("requeued"))).single();
+                .query(JobLeaseStore::failed).single();
     }
 
     Failed failHeldBy(Collection<UUID> workerIds, String reason, String message, int batch) {
         return jdbc.sql(JOB_FAIL_HELD_BY)
                 .param("workerIds", SqlArrays.uuids(workerIds)).param("batch", batch)
                 .param("reason", reason).param("actor", "registry").param("message", message)
-                .query((rs, n) -> new Failed(rs.getInt("failed"), rs.getInt("requeued"))).single();
+                .query(JobLeaseStore::failed).single();
     }
 
     List<UUID> extendLeases(UUID workerId, Collection<UUID> jobIds, Duration timeout) {
@@ -133,6 +140,13 @@ class JobLeaseStore {
                 .query(UUID.class).list();
     }
 
+    private static Failed failed(ResultSet rs, int row) throws SQLException {
+        List<UUID> blocks = Arrays.stream((String[]) rs.getArray("requeued_blocks").getArray())
+                .map(UUID::fromString).toList();
+        return new Failed(rs.getInt("failed"), rs.getInt("requeued"), blocks);
+    }
+
+    /** Releases orphaned claims; answers the function block of each released job. */
     List<UUID> releaseOrphans(UUID workerId, Collection<UUID> listed, Duration grace) {
         return jdbc.sql(JOB_RELEASE_ORPHANS)
                 .param("workerId", workerId).param("jobIds", SqlArrays.uuids(listed)).param("graceMs", grace.toMillis())

@@ -23,10 +23,12 @@ class JobLeases implements HeldJobs {
 
     private final JobLeaseStore store;
     private final JobProperties properties;
+    private final JobSignals signals;
 
-    JobLeases(JobLeaseStore store, JobProperties properties) {
+    JobLeases(JobLeaseStore store, JobProperties properties, JobSignals signals) {
         this.store = store;
         this.properties = properties;
+        this.signals = signals;
     }
 
     @Override
@@ -35,11 +37,12 @@ class JobLeases implements HeldJobs {
         String message = reason == WorkerLoss.WORKER_DELETED ? "the worker holding the job was deleted"
                 : "the worker holding the job went OFFLINE";
         int total = 0;
-        int batch;
+        JobLeaseStore.Failed batch;
         do {
-            batch = store.failHeldBy(workerIds, reason.name(), message, BATCH).total();
-            total += batch;
-        } while (batch == BATCH);
+            batch = store.failHeldBy(workerIds, reason.name(), message, BATCH);
+            signals.pendingAgain(batch.requeuedBlocks());
+            total += batch.total();
+        } while (batch.total() == BATCH);
         return total;
     }
 
@@ -56,7 +59,8 @@ class JobLeases implements HeldJobs {
         extended.forEach(stop::remove);
         List<UUID> released = store.releaseOrphans(workerId, activeJobIds, properties.orphanGrace());
         if (!released.isEmpty()) {
-            log.info("Worker {} did not know of claims {}: released to PENDING", workerId, released);
+            log.info("Worker {} did not know of {} claims: released to PENDING", workerId, released.size());
+            signals.pendingAgain(released);
         }
         return List.copyOf(stop);
     }

@@ -60,6 +60,15 @@ final class JobProblems {
         }
     }
 
+    /** The bound on parked long polls is reached: come back shortly. */
+    static final class TooManyParkedPolls extends ApiException {
+        TooManyParkedPolls(int bound) {
+            super(HttpStatus.TOO_MANY_REQUESTS, "too-many-parked-polls",
+                    "This server already holds " + bound + " parked long polls; retry shortly or poll without waitMs",
+                    Map.of(), Map.of("Retry-After", "1"));
+        }
+    }
+
     static final class IdempotencyKeyReused extends ApiException {
         IdempotencyKeyReused(String where, String key, UUID existing) {
             super(HttpStatus.CONFLICT, "idempotency-key-reused",

@@ -10,6 +10,7 @@ import java.time.OffsetDateTime;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import org.springframework.http.ProblemDetail;
 import tools.jackson.databind.JsonNode;
 
 /** One job as the engine writes it. Everything else about a job is the server's. */
@@ -71,4 +72,8 @@ record ResultPage(List<JobView> results, String next) {
 
 /** One line of a job's audit trail. */
 record JobEvent(long id, String kind, int attempt, UUID workerId, String actor, String detail, OffsetDateTime at) {
+}
+
+/** One item of a batch push answered: its own HTTP status, and the job or the problem. */
+record PushOutcome(UUID jobId, int status, JobView job, ProblemDetail problem) {
 }

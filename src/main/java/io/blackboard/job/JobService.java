@@ -3,6 +3,7 @@ package io.blackboard.job;
 import io.blackboard.platform.BadRequest;
 import io.blackboard.platform.Ids;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -30,10 +31,12 @@ class JobService {
 
     private final JobStore store;
     private final JsonMapper json;
+    private final JobSignals signals;
 
-    JobService(JobStore store, JsonMapper json) {
+    JobService(JobStore store, JsonMapper json, JobSignals signals) {
         this.store = store;
         this.json = json;
+        this.signals = signals;
     }
 
     /**
@@ -59,8 +62,28 @@ class JobService {
                 .collect(Collectors.toMap(JobView::id, Function.identity()));
         if (inserted > 0) {
             log.debug("Created {} jobs", inserted);
+            signals.pending(signalsFor(jobs, ids, rows));
         }
         return new Created(ids.stream().map(found::get).toList(), inserted);
+    }
+
+    /** One signal per (function block, selector) among the jobs this call inserted. */
+    private static List<JobSignals.Signal> signalsFor(List<CreateJob> jobs, List<UUID> ids,
+            List<Map<String, Object>> rows) {
+        Map<List<Object>, Integer> counts = new LinkedHashMap<>();
+        for (int i = 0; i < jobs.size(); i++) {
+            if (ids.get(i).equals(rows.get(i).get("id"))) {
+                CreateJob job = jobs.get(i);
+                counts.merge(Arrays.asList(job.functionBlockId(), job.selector()), 1, Integer::sum);
+            }
+        }
+        return counts.entrySet().stream().map(e -> new JobSignals.Signal((UUID) e.getKey().get(0),
+                selector(e.getKey().get(1)), e.getValue())).toList();
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Map<String, String> selector(Object value) {
+        return (Map<String, String>) value;
     }
 
     private void requireKnownFunctionBlocks(List<CreateJob> jobs) {

@@ -23,11 +23,13 @@ class StuckJobSweeper implements Sweeper {
     private final JobLeaseStore store;
     private final JobProperties properties;
     private final TransactionTemplate tx;
+    private final JobSignals signals;
 
-    StuckJobSweeper(JobLeaseStore store, JobProperties properties, TransactionTemplate tx) {
+    StuckJobSweeper(JobLeaseStore store, JobProperties properties, TransactionTemplate tx, JobSignals signals) {
         this.store = store;
         this.properties = properties;
         this.tx = tx;
+        this.signals = signals;
     }
 
     @Override
@@ -47,6 +49,7 @@ class StuckJobSweeper implements Sweeper {
         JobLeaseStore.Failed batch;
         do {
             batch = tx.execute(status -> store.failStuck(JobLeases.BATCH));
+            signals.pendingAgain(batch.requeuedBlocks());
             failed += batch.failed();
             requeued += batch.requeued();
         } while (batch.total() == JobLeases.BATCH);

@@ -3,6 +3,8 @@ package io.blackboard.job;
 import jakarta.validation.Valid;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
+import jakarta.validation.constraints.NotNull;
+import jakarta.validation.constraints.Size;
 import java.util.List;
 import java.util.UUID;
 import org.springframework.lang.Nullable;
@@ -31,6 +33,12 @@ class WorkerJobController {
     @PostMapping("/blackboard/job/result")
     JobView push(@Valid @RequestBody PushRequest request) {
         return claims.push(request);
+    }
+
+    /** Many pushes of one worker at once; each item is answered with its own status. */
+    @PostMapping("/blackboard/job/results")
+    List<PushOutcome> pushBatch(@RequestBody @Size(min = 1, max = 1000) List<@Valid @NotNull PushRequest> requests) {
+        return claims.pushBatch(requests);
     }
 
     @GetMapping("/workers/{id}/jobs")

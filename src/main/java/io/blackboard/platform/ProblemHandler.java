@@ -40,9 +40,10 @@ class ProblemHandler extends ResponseEntityExceptionHandler {
 
     @ExceptionHandler(ApiException.class)
     ResponseEntity<ProblemDetail> api(ApiException e) {
-        ProblemDetail problem = problem(e.status(), e.kind(), e.getMessage());
-        e.properties().forEach(problem::setProperty);
-        return ResponseEntity.status(e.status()).body(problem);
+        ProblemDetail problem = e.toProblem();
+        ResponseEntity.BodyBuilder response = ResponseEntity.status(e.status());
+        e.headers().forEach(response::header);
+        return response.body(problem);
     }
 
     @ExceptionHandler(MethodArgumentTypeMismatchException.class)
@@ -81,8 +82,13 @@ class ProblemHandler extends ResponseEntityExceptionHandler {
     protected ResponseEntity<Object> handleHandlerMethodValidationException(HandlerMethodValidationException e,
             HttpHeaders headers, HttpStatusCode status, WebRequest request) {
         List<String> errors = e.getParameterValidationResults().stream()
-                .flatMap(result -> result.getResolvableErrors().stream()
-                        .map(error -> result.getMethodParameter().getParameterName() + " " + error.getDefaultMessage()))
+                .flatMap(result -> {
+                    String where = result.getMethodParameter().getParameterName()
+                            + (result.getContainerIndex() == null ? "" : "[" + result.getContainerIndex() + "]");
+                    return result.getResolvableErrors().stream().map(error -> error instanceof FieldError field
+                            ? where + "." + field.getField() + " " + field.getDefaultMessage()
+                            : where + " " + error.getDefaultMessage());
+                })
                 .sorted().toList();
         ProblemDetail problem = problem(HttpStatus.BAD_REQUEST, "invalid-request",
                 "Invalid request: " + String.join("; ", errors));

@@ -68,7 +68,7 @@ class WorkerController {
     }
 
     @PutMapping("/{id}/directive")
-    WorkerView direct(@PathVariable UUID id, @Valid @RequestBody DirectiveRequest request) {
+    DirectiveReply direct(@PathVariable UUID id, @Valid @RequestBody DirectiveRequest request) {
         return workers.direct(id, request.directive());
     }
 

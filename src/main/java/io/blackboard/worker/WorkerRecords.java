@@ -42,6 +42,10 @@ record PingReply(WorkerState state, Directive directive, OffsetDateTime serverTi
 record DirectiveRequest(@NotNull Directive directive) {
 }
 
+/** The directive set, and what it leaves stranded (function blocks with PENDING jobs no one else will run). */
+record DirectiveReply(UUID workerId, Directive directive, WorkerState state, List<String> warnings) {
+}
+
 record CleanupResult(int deleted) {
 }
 

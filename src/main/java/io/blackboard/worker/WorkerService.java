@@ -79,13 +79,15 @@ public class WorkerService {
         log.info("Worker {} deleted; {} held jobs taken back", id, failed);
     }
 
+    /** Sets the directive; when it stops the worker taking jobs, warns of work left with no one to run it. */
     @Transactional
-    WorkerView direct(UUID id, Directive directive) {
+    DirectiveReply direct(UUID id, Directive directive) {
         if (!store.setDirective(id, directive)) {
             throw new WorkerNotFound(id);
         }
-        log.info("Worker {} directed to {}", id, directive);
-        return find(id);
+        List<String> warnings = directive == Directive.RUN ? List.of() : store.strandedBlocks(id);
+        log.info("Worker {} directed to {}{}", id, directive, warnings.isEmpty() ? "" : "; " + warnings);
+        return new DirectiveReply(id, directive, find(id).state(), warnings);
     }
 
     /**

@@ -50,6 +50,24 @@ class WorkerStore {
             returning id
             """;
 
+    /**
+     * The function blocks this worker serves that have PENDING jobs and no other ONLINE worker
+     * with the RUN directive serving them: quieting it would strand that work.
+     */
+    static final String WORKER_STRANDED_BLOCKS = """
+            select fb.name || '@' || fb.version as block,
+                   (select count(*) from job j where j.function_block_id = fb.id and j.status = 'PENDING') as pending
+              from worker_function_block mine
+              join function_block fb on fb.id = mine.function_block_id
+             where mine.worker_id = :id
+               and exists (select 1 from job j where j.function_block_id = fb.id and j.status = 'PENDING')
+               and not exists (
+                   select 1 from worker_function_block other join worker w on w.id = other.worker_id
+                    where other.function_block_id = fb.id and w.id <> :id
+                      and w.state = 'ONLINE' and w.directive = 'RUN' and w.deleted_at is null)
+             order by fb.name, fb.version
+            """;
+
     /** Silent past the offline threshold: OFFLINE, in bounded batches; the caller fails their jobs. */
     static final String WORKER_MARK_OFFLINE = """
             with due as materialized (
@@ -133,6 +151,13 @@ class WorkerStore {
     boolean setDirective(UUID id, Directive directive) {
         return jdbc.sql(WORKER_SET_DIRECTIVE).param("id", id).param("directive", directive.name())
                 .query(UUID.class).optional().isPresent();
+    }
+
+    List<String> strandedBlocks(UUID id) {
+        return jdbc.sql(WORKER_STRANDED_BLOCKS).param("id", id)
+                .query((rs, n) -> "%s has %d PENDING jobs and no other ONLINE worker with directive RUN"
+                        .formatted(rs.getString("block"), rs.getLong("pending")))
+                .list();
     }
 
     List<UUID> markOffline(Duration threshold, int batch) {

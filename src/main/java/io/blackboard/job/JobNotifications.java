@@ -1,0 +1,236 @@
+package io.blackboard.job;
+
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.UUID;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import org.postgresql.PGConnection;
+import org.postgresql.PGNotification;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.boot.jdbc.autoconfigure.JdbcConnectionDetails;
+import org.springframework.context.SmartLifecycle;
+import org.springframework.stereotype.Component;
+import tools.jackson.core.type.TypeReference;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * Carries "jobs became PENDING" between replicas with PostgreSQL LISTEN/NOTIFY, each on a
+ * dedicated connection outside the pool. Sending is asynchronous and coalesced, so no
+ * enqueue transaction waits for a NOTIFY. The listener reconnects by itself after its
+ * connection dies and then wakes every parked poll, since notifications may have been lost
+ * meanwhile; parked polls also re-check periodically, so a lost notification costs latency only.
+ */
+@Component
+class JobNotifications implements SmartLifecycle {
+
+    static final String CHANNEL = "blackboard_jobs";
+    private static final Logger log = LoggerFactory.getLogger(JobNotifications.class);
+    private static final int MAX_PAYLOAD = 7000;
+    private static final TypeReference<Message> MESSAGE = new TypeReference<>() { };
+
+    /** What travels in one NOTIFY: the sending replica and its signals. */
+    record Message(String origin, List<JobSignals.Signal> signals) {
+    }
+
+    private final JdbcConnectionDetails database;
+    private final PollWaiters waiters;
+    private final JsonMapper json;
+    private final String origin = UUID.randomUUID().toString();
+    private final BlockingQueue<JobSignals.Signal> outbox = new LinkedBlockingQueue<>(100_000);
+    private volatile boolean running;
+    private volatile int listenerBackendPid;
+    private Thread sender;
+    private Thread listener;
+
+    JobNotifications(JdbcConnectionDetails database, PollWaiters waiters, JsonMapper json) {
+        this.database = database;
+        this.waiters = waiters;
+        this.json = json;
+    }
+
+    void send(List<JobSignals.Signal> signals) {
+        for (JobSignals.Signal signal : signals) {
+            if (!outbox.offer(signal)) {
+                log.warn("Notification outbox full; parked polls on other replicas will find the jobs on re-check");
+                return;
+            }
+        }
+    }
+
+    /** The backend pid of the LISTEN connection (0 while disconnected), for operators and tests. */
+    int listenerBackendPid() {
+        return listenerBackendPid;
+    }
+
+    @Override
+    public void start() {
+        running = true;
+        sender = Thread.ofVirtual().name("notify-sender").start(this::sendLoop);
+        listener = Thread.ofVirtual().name("notify-listener").start(this::listenLoop);
+    }
+
+    @Override
+    public void stop() {
+        running = false;
+        sender.interrupt();
+        listener.interrupt();
+    }
+
+    @Override
+    public boolean isRunning() {
+        return running;
+    }
+
+    private void sendLoop() {
+        Connection connection = null;
+        while (running) {
+            try {
+                JobSignals.Signal first = outbox.poll(1, TimeUnit.SECONDS);
+                if (first == null) {
+                    continue;
+                }
+                List<JobSignals.Signal> batch = new ArrayList<>();
+                batch.add(first);
+                outbox.drainTo(batch);
+                if (connection == null || connection.isClosed()) {
+                    connection = connect("blackboard-notify");
+                }
+                for (String payload : payloads(coalesce(batch))) {
+                    try (PreparedStatement notify = connection.prepareStatement("select pg_notify(?, ?)")) {
+                        notify.setString(1, CHANNEL);
+                        notify.setString(2, payload);
+                        notify.execute();
+                    }
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            } catch (SQLException | RuntimeException e) {
+                log.warn("Could not send job notifications ({}); other replicas will re-check", e.toString());
+                close(connection);
+                connection = null;
+                pause(500);
+            }
+        }
+        close(connection);
+    }
+
+    private void listenLoop() {
+        long backoff = 100;
+        while (running) {
+            try (Connection connection = connect("blackboard-listener")) {
+                try (Statement statement = connection.createStatement()) {
+                    statement.execute("listen " + CHANNEL);
+                    try (ResultSet pid = statement.executeQuery("select pg_backend_pid()")) {
+                        pid.next();
+                        listenerBackendPid = pid.getInt(1);
+                    }
+                }
+                log.info("Listening for job notifications (backend {})", listenerBackendPid);
+                waiters.wakeAll(); // whatever was sent while we were not listening
+                backoff = 100;
+                PGConnection pg = connection.unwrap(PGConnection.class);
+                while (running) {
+                    PGNotification[] received = pg.getNotifications(1000);
+                    if (received != null) {
+                        for (PGNotification notification : received) {
+                            deliver(notification.getParameter());
+                        }
+                    }
+                }
+            } catch (SQLException | RuntimeException e) {
+                listenerBackendPid = 0;
+                if (running) {
+                    log.warn("Job notification listener lost its connection ({}); reconnecting", e.toString());
+                    pause(backoff);
+                    backoff = Math.min(backoff * 2, 5000);
+                }
+            }
+        }
+    }
+
+    private void deliver(String payload) {
+        try {
+            Message message = json.readValue(payload, MESSAGE);
+            if (!origin.equals(message.origin())) {
+                message.signals().forEach(s -> waiters.wake(s.functionBlockId(), s.selector(), s.count()));
+            }
+        } catch (RuntimeException e) {
+            log.warn("Ignoring an unreadable job notification: {}", e.toString());
+        }
+    }
+
+    private static List<JobSignals.Signal> coalesce(List<JobSignals.Signal> batch) {
+        Map<List<Object>, JobSignals.Signal> merged = new LinkedHashMap<>();
+        for (JobSignals.Signal signal : batch) {
+            merged.merge(Arrays.asList(signal.functionBlockId(), signal.selector()), signal,
+                    (a, b) -> new JobSignals.Signal(a.functionBlockId(), a.selector(), a.count() + b.count()));
+        }
+        return List.copyOf(merged.values());
+    }
+
+    /** NOTIFY payloads must stay under 8000 bytes: split into messages that fit. */
+    private List<String> payloads(List<JobSignals.Signal> signals) {
+        List<String> payloads = new ArrayList<>();
+        List<JobSignals.Signal> chunk = new ArrayList<>();
+        for (JobSignals.Signal signal : signals) {
+            chunk.add(signal);
+            if (json.writeValueAsString(new Message(origin, chunk)).length() > MAX_PAYLOAD && chunk.size() > 1) {
+                chunk.removeLast();
+                payloads.add(json.writeValueAsString(new Message(origin, chunk)));
+                chunk = new ArrayList<>(List.of(signal));
+            }
+        }
+        if (!chunk.isEmpty()) {
+            payloads.add(json.writeValueAsString(new Message(origin, chunk)));
+        }
+        return payloads;
+    }
+
+    private Connection connect(String applicationName) throws SQLException {
+        Properties properties = new Properties();
+        if (database.getUsername() != null) {
+            properties.setProperty("user", database.getUsername());
+        }
+        if (database.getPassword() != null) {
+            properties.setProperty("password", database.getPassword());
+        }
+        properties.setProperty("ApplicationName", applicationName);
+        properties.setProperty("tcpKeepAlive", "true");
+        properties.setProperty("connectTimeout", "5");
+        Connection connection = DriverManager.getConnection(database.getJdbcUrl(), properties);
+        connection.setAutoCommit(true);
+        return connection;
+    }
+
+    private static void close(Connection connection) {
+        if (connection != null) {
+            try {
+                connection.close();
+            } catch (SQLException ignored) {
+                // already broken
+            }
+        }
+    }
+
+    private static void pause(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

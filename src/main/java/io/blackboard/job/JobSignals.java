@@ -1,0 +1,62 @@
+package io.blackboard.job;
+
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.springframework.lang.Nullable;
+import org.springframework.stereotype.Component;
+import org.springframework.transaction.support.TransactionSynchronization;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
+
+/**
+ * Tells parked polls that jobs became PENDING, once the transaction that made them commits:
+ * in-process at once, and to the other replicas through {@link JobNotifications}, off the
+ * transaction's path.
+ */
+@Component
+class JobSignals {
+
+    /** {@code count} jobs of a function block became PENDING; selector null when not known. */
+    record Signal(UUID functionBlockId, @Nullable Map<String, String> selector, int count) {
+    }
+
+    private final PollWaiters waiters;
+    private final JobNotifications notifications;
+
+    JobSignals(PollWaiters waiters, JobNotifications notifications) {
+        this.waiters = waiters;
+        this.notifications = notifications;
+    }
+
+    void pending(List<Signal> signals) {
+        if (signals.isEmpty()) {
+            return;
+        }
+        if (TransactionSynchronizationManager.isSynchronizationActive()) {
+            TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization() {
+                @Override
+                public void afterCommit() {
+                    publish(signals);
+                }
+            });
+        } else {
+            publish(signals);
+        }
+    }
+
+
+    /** Jobs of these function blocks (one entry per job) went back to PENDING: re-queued or released. */
+    void pendingAgain(List<UUID> functionBlockIds) {
+        Map<UUID, Integer> counts = new LinkedHashMap<>();
+        functionBlockIds.forEach(id -> counts.merge(id, 1, Integer::sum));
+        pending(counts.entrySet().stream().map(e -> new Signal(e.getKey(), null, e.getValue())).toList());
+    }
+
+    private void publish(List<Signal> signals) {
+        for (Signal signal : signals) {
+            waiters.wake(signal.functionBlockId(), signal.selector(), signal.count());
+        }
+        notifications.send(signals);
+    }
+}

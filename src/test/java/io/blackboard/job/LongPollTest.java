@@ -1,0 +1,227 @@
+package io.blackboard.job;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.zaxxer.hikari.HikariDataSource;
+import io.blackboard.Api;
+import io.blackboard.BlackboardApplication;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.test.context.TestPropertySource;
+
+/**
+ * Long polls, with the periodic re-check set to a minute: every wake-up seen here within
+ * seconds came from a notification, in-process or through PostgreSQL.
+ */
+@TestPropertySource(properties = "blackboard.job.poll-recheck=60000")
+class LongPollTest extends BlackboardTest {
+
+    static ConfigurableApplicationContext secondReplica;
+
+    @Autowired
+    PollWaiters waiters;
+
+    @Autowired
+    JobNotifications notifications;
+
+    @Autowired
+    HikariDataSource dataSource;
+
+    final ExecutorService pool = Executors.newVirtualThreadPerTaskExecutor();
+
+    @BeforeEach
+    void setUp() {
+        workerServingEcho(Map.of("concurrency", 5));
+    }
+
+    @AfterEach
+    void tearDown() {
+        pool.shutdownNow();
+    }
+
+    @AfterAll
+    static void stopSecondReplica() {
+        if (secondReplica != null) {
+            secondReplica.close();
+            secondReplica = null;
+        }
+    }
+
+    @Test
+    void withoutWaitMsAnEmptyPollAnswersAtOnce() {
+        long start = System.nanoTime();
+        assertThat(claim(worker, 1)).isEmpty();
+        assertThat(elapsedMs(start)).isLessThan(1000);
+    }
+
+    @Test
+    void aParkedPollWithNothingToClaimAnswersEmptyWhenItsTimeRunsOut() {
+        long start = System.nanoTime();
+        Api.Response response = api.post("/blackboard/job", Map.of("workerId", worker, "waitMs", 400));
+        assertThat(response.body()).isEmpty();
+        assertThat(elapsedMs(start)).isBetween(350L, 5_000L);
+        assertThat(waiters.parked()).isZero();
+    }
+
+    @Test
+    void aParkedPollIsWokenWithinMillisecondsByAJobCreatedThroughTheApi() throws Exception {
+        Future<Api.Response> parked = parkPoll(worker, 20_000);
+        awaitParked(1);
+
+        UUID job = createJob(echo, Map.of());
+        long created = System.nanoTime();
+        Api.Response response = parked.get(10, TimeUnit.SECONDS);
+
+        assertThat(ids(response)).containsExactly(job);
+        assertThat(elapsedMs(created)).as("delivery latency").isLessThan(1_000);
+    }
+
+    @Test
+    void oneJobWithManyParkedPollsWakesOne() throws Exception {
+        List<UUID> workers = new ArrayList<>();
+        List<Future<Api.Response>> polls = new ArrayList<>();
+        for (int i = 0; i < 10; i++) {
+            UUID id = worker("w" + i, Map.of(), List.of(block("echo", "1.0.0")));
+            workers.add(id);
+            polls.add(parkPoll(id, 3_000));
+        }
+        awaitParked(10);
+        long before = waiters.wakeups();
+
+        UUID job = createJob(echo, Map.of());
+
+        awaitTrue(() -> polls.stream().anyMatch(Future::isDone), "one poll answered");
+        Thread.sleep(300);
+        assertThat(waiters.wakeups() - before).isEqualTo(1);
+        assertThat(polls.stream().filter(Future::isDone).count()).isEqualTo(1);
+        Future<Api.Response> winner = polls.stream().filter(Future::isDone).findFirst().orElseThrow();
+        assertThat(ids(winner.get())).containsExactly(job);
+    }
+
+    @Test
+    void aJobOnlyWakesPollsWhoseLabelsMatchItsSelector() throws Exception {
+        UUID siteB = worker("b", Map.of("labels", Map.of("site", "b")), List.of(block("echo", "1.0.0")));
+        UUID siteA = worker("a", Map.of("labels", Map.of("site", "a")), List.of(block("echo", "1.0.0")));
+        Future<Api.Response> pollB = parkPoll(siteB, 3_000);
+        awaitParked(1);
+        Future<Api.Response> pollA = parkPoll(siteA, 20_000);
+        awaitParked(2);
+
+        UUID job = createJob(echo, Map.of("selector", Map.of("site", "a")));
+
+        assertThat(ids(pollA.get(10, TimeUnit.SECONDS))).containsExactly(job);
+        assertThat(pollB.isDone()).isFalse();
+    }
+
+    @Test
+    void aParkedPollIsWokenByAJobCreatedThroughAnotherReplica() throws Exception {
+        Api second = new Api(startSecondReplica());
+        Future<Api.Response> parked = parkPoll(worker, 20_000);
+        awaitParked(1);
+
+        UUID job = createJobThrough(second);
+        long created = System.nanoTime();
+
+        assertThat(ids(parked.get(10, TimeUnit.SECONDS))).containsExactly(job);
+        assertThat(elapsedMs(created)).as("delivery latency across replicas").isLessThan(2_000);
+    }
+
+    @Test
+    void wakeUpsResumeAfterTheListenConnectionIsKilled() throws Exception {
+        Api second = new Api(startSecondReplica());
+        awaitTrue(() -> notifications.listenerBackendPid() != 0, "listening");
+        int killed = notifications.listenerBackendPid();
+        jdbc.sql("select pg_terminate_backend(:pid)").param("pid", killed).query(Boolean.class).single();
+        awaitTrue(() -> notifications.listenerBackendPid() != 0 && notifications.listenerBackendPid() != killed,
+                "listening again");
+
+        Future<Api.Response> parked = parkPoll(worker, 20_000);
+        awaitParked(1);
+        UUID job = createJobThrough(second);
+
+        assertThat(ids(parked.get(10, TimeUnit.SECONDS))).containsExactly(job);
+    }
+
+    @Test
+    void onShutdownEveryParkedPollIsAnsweredAtOnceHoldingNothing() throws Exception {
+        Future<Api.Response> parked = parkPoll(worker, 20_000);
+        awaitParked(1);
+        long start = System.nanoTime();
+        try {
+            waiters.stop();
+            Api.Response response = parked.get(5, TimeUnit.SECONDS);
+            assertThat(response.status()).isEqualTo(200);
+            assertThat(response.body()).isEmpty();
+            assertThat(elapsedMs(start)).isLessThan(2_000);
+        } finally {
+            waiters.start();
+        }
+    }
+
+    Future<Api.Response> parkPoll(UUID workerId, int waitMs) {
+        return pool.submit(() -> api.post("/blackboard/job", Map.of("workerId", workerId, "waitMs", waitMs)));
+    }
+
+    void awaitParked(int count) {
+        awaitTrue(() -> waiters.parked() >= count, count + " parked polls");
+    }
+
+    private UUID createJobThrough(Api replica) {
+        Api.Response response = replica.post("/blackboard/jobs",
+                Map.of("functionBlockId", echo, "type", "EXECUTE", "payload", Map.of()));
+        assertThat(response.status()).as(response.toString()).isEqualTo(201);
+        return id(response.body());
+    }
+
+    private int startSecondReplica() {
+        if (secondReplica == null) {
+            secondReplica = new SpringApplicationBuilder(BlackboardApplication.class).run(
+                    "--server.port=0",
+                    "--spring.datasource.url=" + dataSource.getJdbcUrl(),
+                    "--spring.datasource.username=" + dataSource.getUsername(),
+                    "--spring.datasource.password=" + (dataSource.getPassword() == null ? "" : dataSource.getPassword()),
+                    "--blackboard.scheduling.enabled=false",
+                    "--blackboard.job.poll-recheck=60000");
+        }
+        return secondReplica.getEnvironment().getRequiredProperty("local.server.port", Integer.class);
+    }
+
+    static void awaitTrue(BooleanSupplier condition, String what) {
+        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("timed out waiting for " + what);
+            }
+            try {
+                Thread.sleep(10);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new AssertionError(e);
+            }
+        }
+    }
+
+    static long elapsedMs(long startNanos) {
+        return (System.nanoTime() - startNanos) / 1_000_000;
+    }
+
+    static List<UUID> ids(Api.Response response) {
+        assertThat(response.status()).as(response.toString()).isEqualTo(200);
+        return response.body().valueStream().map(BlackboardTest::id).toList();
+    }
+}
