@@ -158,6 +158,20 @@ class LongPollTest extends BlackboardTest {
     }
 
     @Test
+    void parkedPollsHoldNoDatabaseConnection() throws Exception {
+        int pool = dataSource.getMaximumPoolSize();
+        for (int i = 0; i < pool * 2; i++) {
+            parkPoll(worker("w" + i, Map.of(), List.of(block("echo", "1.0.0"))), 5_000);
+        }
+        awaitParked(pool * 2);
+
+        assertThat(dataSource.getHikariPoolMXBean().getActiveConnections()).isZero();
+        long start = System.nanoTime();
+        assertThat(api.get("/workers/" + worker).status()).isEqualTo(200);
+        assertThat(elapsedMs(start)).isLessThan(2_000);
+    }
+
+    @Test
     void onShutdownEveryParkedPollIsAnsweredAtOnceHoldingNothing() throws Exception {
         Future<Api.Response> parked = parkPoll(worker, 20_000);
         awaitParked(1);
