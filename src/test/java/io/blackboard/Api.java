@@ -27,10 +27,24 @@ public final class Api {
 
     private static final JsonMapper JSON = JsonMapper.builder().build();
     private final HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    /** Holds every role in the tests' configuration (see src/test/resources/application.properties). */
+    public static final String ALL_ROLES = "test-all";
+
     private final String base;
+    private final String token;
 
     public Api(int port) {
-        this.base = "http://localhost:" + port;
+        this("http://localhost:" + port, ALL_ROLES);
+    }
+
+    private Api(String base, String token) {
+        this.base = base;
+        this.token = token;
+    }
+
+    /** The same server, called with another bearer token (null: none). */
+    public Api as(String token) {
+        return new Api(base, token);
     }
 
     public static String json(Object value) {
@@ -59,6 +73,9 @@ public final class Api {
                 .header("Accept", "application/json, application/problem+json");
         if (body != null) {
             request.header("Content-Type", "application/json");
+        }
+        if (token != null) {
+            request.header("Authorization", "Bearer " + token);
         }
         request.method(method, body == null ? HttpRequest.BodyPublishers.noBody()
                 : HttpRequest.BodyPublishers.ofString(body));

@@ -3,6 +3,7 @@ package io.blackboard.functionblock;
 import jakarta.validation.Valid;
 import java.util.List;
 import java.util.UUID;
+import org.springframework.security.access.prepost.PreAuthorize;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
@@ -19,6 +20,7 @@ class FunctionBlockController {
     }
 
     @PostMapping("/function-blocks/register")
+    @PreAuthorize("@workerAccess.mayActAs(#request.workerId())")
     List<FunctionBlockView> register(@Valid @RequestBody RegisterFunctionBlocks request) {
         return functionBlocks.register(request);
     }

@@ -28,8 +28,10 @@ public class FunctionBlockService {
     private final FunctionBlockStore store;
     private final JsonMapper json;
     private final WorkerService workers;
+    private final Schemas schemas;
 
-    FunctionBlockService(FunctionBlockStore store, JsonMapper json, WorkerService workers) {
+    FunctionBlockService(FunctionBlockStore store, JsonMapper json, WorkerService workers, Schemas schemas) {
+        this.schemas = schemas;
         this.store = store;
         this.json = json;
         this.workers = workers;
@@ -74,9 +76,10 @@ public class FunctionBlockService {
         if (schema == null || schema.isNull()) {
             return null;
         }
-        if (!schema.isObject() && !schema.isBoolean()) {
-            throw new InvalidFunctionBlock("%s of %s@%s must be a JSON Schema (an object or a boolean)"
-                    .formatted(field, spec.name(), spec.version()));
+        List<String> problems = schemas.problemsOf(schema);
+        if (!problems.isEmpty()) {
+            throw new InvalidFunctionBlock("%s of %s@%s is not a valid JSON Schema: %s"
+                    .formatted(field, spec.name(), spec.version(), String.join("; ", problems)));
         }
         return json.writeValueAsString(schema);
     }

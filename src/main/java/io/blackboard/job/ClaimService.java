@@ -1,5 +1,6 @@
 package io.blackboard.job;
 
+import io.blackboard.functionblock.Schemas;
 import io.blackboard.platform.ApiException;
 import io.blackboard.platform.BadRequest;
 import io.blackboard.worker.WorkerNotFound;
@@ -10,6 +11,7 @@ import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
@@ -22,6 +24,7 @@ import org.springframework.transaction.support.TransactionTemplate;
 import tools.jackson.core.type.TypeReference;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
+import tools.jackson.databind.node.NullNode;
 
 /** The worker's side of the blackboard: claim jobs, push their results. */
 @Service
@@ -36,9 +39,11 @@ class ClaimService {
     private final JsonMapper json;
     private final WorkerService workers;
     private final PollWaiters waiters;
+    private final Schemas schemas;
 
     ClaimService(ClaimStore store, JobProperties properties, TransactionTemplate tx, JsonMapper json,
-            WorkerService workers, PollWaiters waiters) {
+            WorkerService workers, PollWaiters waiters, Schemas schemas) {
+        this.schemas = schemas;
         this.workers = workers;
         this.waiters = waiters;
         this.store = store;
@@ -117,6 +122,7 @@ class ClaimService {
      */
     @Transactional
     JobView push(PushRequest request) {
+        requireValidResult(request, store.resultSchemas(List.of(request.jobId())));
         ClaimStore.Push push = toPush(request);
         return store.push(push).orElseGet(() -> answerUnchanged(push));
     }
@@ -145,13 +151,37 @@ class ClaimService {
             row.put("error", request.error());
             rows.add(row);
         }
-        Map<Integer, JobView> pushed = store.pushBatch(workerId, json.writeValueAsString(rows));
+        Map<UUID, String> schemas = store.resultSchemas(requests.stream().map(PushRequest::jobId).toList());
+        Map<Integer, PushOutcome> refused = new HashMap<>();
+        for (int i = 0; i < requests.size(); i++) {
+            try {
+                requireValidResult(requests.get(i), schemas);
+            } catch (ApiException e) {
+                refused.put(i, new PushOutcome(requests.get(i).jobId(), e.status().value(), null, e.toProblem()));
+            }
+        }
+        rows.removeIf(row -> refused.containsKey((Integer) row.get("ord")));
+        Map<Integer, JobView> pushed = rows.isEmpty() ? Map.of() : store.pushBatch(workerId, json.writeValueAsString(rows));
         List<PushOutcome> outcomes = new ArrayList<>(requests.size());
         for (int i = 0; i < requests.size(); i++) {
             JobView job = pushed.get(i);
-            outcomes.add(job != null ? new PushOutcome(job.id(), 200, job, null) : answerAlone(requests.get(i)));
+            outcomes.add(refused.containsKey(i) ? refused.get(i)
+                    : job != null ? new PushOutcome(job.id(), 200, job, null) : answerAlone(requests.get(i)));
         }
         return outcomes;
+    }
+
+    /** A successful result must match its function block's resultDataJsonSchema; the job stays POLLED if not. */
+    private void requireValidResult(PushRequest request, Map<UUID, String> schemas) {
+        String schema = schemas.get(request.jobId());
+        if (schema == null || request.status() != PushStatus.SUCCESS) {
+            return;
+        }
+        JsonNode result = request.result() == null ? NullNode.getInstance() : request.result();
+        List<String> violations = this.schemas.violations(Optional.of(schema), result);
+        if (!violations.isEmpty()) {
+            throw new JobProblems.SchemaViolation("result", "resultDataJsonSchema", violations);
+        }
     }
 
     private PushOutcome answerAlone(PushRequest request) {

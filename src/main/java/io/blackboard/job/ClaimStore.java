@@ -104,6 +104,13 @@ class ClaimStore {
             select j.ord, %s from pushed j
             """.formatted(JobRows.COLUMNS);
 
+    /** The result schema of each job's function block (jobs without one, or unknown, are absent). */
+    static final String JOB_RESULT_SCHEMAS = """
+            select j.id, fb.result_data_json_schema::text as schema
+              from job j join function_block fb on fb.id = j.function_block_id
+             where j.id = any (cast(:ids as uuid[])) and fb.result_data_json_schema is not null
+            """;
+
     /** After a push changed nothing: where the job stands, and whether this push repeats the one that landed. */
     static final String JOB_PUSH_VERDICT = """
             select status, attempt, outcome, failure_reason,
@@ -169,6 +176,13 @@ class ClaimStore {
         jdbc.sql(JOB_PUSH_BATCH).param("workerId", workerId).param("pushes", pushesJson)
                 .query((rs, n) -> pushed.put(rs.getInt("ord"), JobRows.view(rs, n))).list();
         return pushed;
+    }
+
+    Map<UUID, String> resultSchemas(Collection<UUID> jobIds) {
+        Map<UUID, String> schemas = new HashMap<>();
+        jdbc.sql(JOB_RESULT_SCHEMAS).param("ids", SqlArrays.uuids(jobIds))
+                .query((rs, n) -> schemas.put(rs.getObject("id", UUID.class), rs.getString("schema"))).list();
+        return schemas;
     }
 
     record Verdict(JobProblems.JobState state, boolean repeated, boolean mine) {

@@ -2,6 +2,7 @@ package io.blackboard.job;
 
 import io.blackboard.platform.ApiException;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import org.springframework.http.HttpStatus;
@@ -49,6 +50,16 @@ final class JobProblems {
         UnknownFunctionBlock(String where, UUID functionBlockId) {
             super(HttpStatus.UNPROCESSABLE_CONTENT, "unknown-function-block",
                     "%sfunctionBlockId %s is not a registered function block".formatted(where, functionBlockId));
+        }
+    }
+
+    /** A document that breaks the function block's declared schema. */
+    static final class SchemaViolation extends ApiException {
+        SchemaViolation(String field, String schema, List<String> violations) {
+            super(HttpStatus.UNPROCESSABLE_CONTENT, "schema-violation",
+                    "%s does not match the function block's %s: %s".formatted(field, schema,
+                            String.join("; ", violations)),
+                    Map.of("field", field, "violations", violations));
         }
     }
 

@@ -1,14 +1,15 @@
 package io.blackboard.job;
 
+import io.blackboard.functionblock.Schemas;
 import io.blackboard.platform.BadRequest;
 import io.blackboard.platform.Ids;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import java.util.function.Function;
@@ -32,8 +33,10 @@ class JobService {
     private final JobStore store;
     private final JsonMapper json;
     private final JobSignals signals;
+    private final Schemas schemas;
 
-    JobService(JobStore store, JsonMapper json, JobSignals signals) {
+    JobService(JobStore store, JsonMapper json, JobSignals signals, Schemas schemas) {
+        this.schemas = schemas;
         this.store = store;
         this.json = json;
         this.signals = signals;
@@ -45,7 +48,7 @@ class JobService {
      */
     @Transactional
     Created create(List<CreateJob> jobs) {
-        requireKnownFunctionBlocks(jobs);
+        requireValidParams(jobs);
         List<UUID> ids = new ArrayList<>(jobs.size());
         List<Map<String, Object>> rows = new ArrayList<>(jobs.size());
         for (int i = 0; i < jobs.size(); i++) {
@@ -86,12 +89,21 @@ class JobService {
         return (Map<String, String>) value;
     }
 
-    private void requireKnownFunctionBlocks(List<CreateJob> jobs) {
+    /** Every job names a registered function block and carries params its paramsJsonSchema accepts. */
+    private void requireValidParams(List<CreateJob> jobs) {
         Set<UUID> wanted = jobs.stream().map(CreateJob::functionBlockId).collect(Collectors.toSet());
-        Set<UUID> known = new HashSet<>(store.existingFunctionBlocks(wanted));
+        Map<UUID, Optional<String>> known = store.paramsSchemas(wanted);
         for (int i = 0; i < jobs.size(); i++) {
-            if (!known.contains(jobs.get(i).functionBlockId())) {
-                throw new JobProblems.UnknownFunctionBlock(where(i, jobs.size()), jobs.get(i).functionBlockId());
+            CreateJob job = jobs.get(i);
+            Optional<String> schema = known.get(job.functionBlockId());
+            if (schema == null) {
+                throw new JobProblems.UnknownFunctionBlock(where(i, jobs.size()), job.functionBlockId());
+            }
+            JsonNode payload = job.payload() == null || job.payload().isNull() ? json.createObjectNode() : job.payload();
+            List<String> violations = schemas.violations(schema, payload);
+            if (!violations.isEmpty()) {
+                throw new JobProblems.SchemaViolation(where(i, jobs.size()) + "payload", "paramsJsonSchema",
+                        violations);
             }
         }
     }

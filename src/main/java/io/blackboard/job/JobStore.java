@@ -4,7 +4,9 @@ import io.blackboard.platform.SqlArrays;
 import java.time.Duration;
 import java.time.OffsetDateTime;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import org.springframework.jdbc.core.simple.JdbcClient;
@@ -47,8 +49,9 @@ class JobStore {
               join job j on j.idempotency_key = x.idempotency_key
             """.formatted(INPUT);
 
-    static final String FUNCTION_BLOCK_EXISTING = """
-            select id from function_block where id = any (cast(:ids as uuid[]))
+    /** The requested function blocks that exist, with their params schema (null when none). */
+    static final String FUNCTION_BLOCK_PARAMS_SCHEMAS = """
+            select id, params_json_schema::text as schema from function_block where id = any (cast(:ids as uuid[]))
             """;
 
     static final String JOB_FIND = "select " + JobRows.COLUMNS + " from job j where j.id = :id";
@@ -121,8 +124,14 @@ class JobStore {
                 .list();
     }
 
-    List<UUID> existingFunctionBlocks(Collection<UUID> ids) {
-        return jdbc.sql(FUNCTION_BLOCK_EXISTING).param("ids", SqlArrays.uuids(ids)).query(UUID.class).list();
+    /** Existing function blocks among {@code ids}, each with its params schema (empty when it has none). */
+    Map<UUID, Optional<String>> paramsSchemas(Collection<UUID> ids) {
+        Map<UUID, Optional<String>> schemas = new HashMap<>();
+        jdbc.sql(FUNCTION_BLOCK_PARAMS_SCHEMAS).param("ids", SqlArrays.uuids(ids))
+                .query((rs, n) -> schemas.put(rs.getObject("id", UUID.class),
+                        Optional.ofNullable(rs.getString("schema"))))
+                .list();
+        return schemas;
     }
 
     Optional<JobView> find(UUID id) {
@@ -148,7 +157,7 @@ class JobStore {
     /** Jobs matching the filter in creation order, after the keyset cursor, at most {@code limit}. */
     List<JobView> list(JobFilter filter, int limit) {
         StringBuilder sql = new StringBuilder("select ").append(JobRows.COLUMNS).append(" from job j where true");
-        var params = new java.util.HashMap<String, Object>();
+        var params = new HashMap<String, Object>();
         if (filter.status() != null) {
             sql.append(" and j.status = :status");
             params.put("status", filter.status().name());

@@ -8,6 +8,7 @@ import jakarta.validation.constraints.Size;
 import java.util.List;
 import java.util.UUID;
 import org.springframework.lang.Nullable;
+import org.springframework.security.access.prepost.PreAuthorize;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
@@ -26,17 +27,20 @@ class WorkerJobController {
     }
 
     @PostMapping("/blackboard/job")
+    @PreAuthorize("@workerAccess.mayActAs(#request.workerId())")
     List<JobView> poll(@Valid @RequestBody PollRequest request) throws InterruptedException {
         return claims.poll(request);
     }
 
     @PostMapping("/blackboard/job/result")
+    @PreAuthorize("@workerAccess.mayActAs(#request.workerId())")
     JobView push(@Valid @RequestBody PushRequest request) {
         return claims.push(request);
     }
 
     /** Many pushes of one worker at once; each item is answered with its own status. */
     @PostMapping("/blackboard/job/results")
+    @PreAuthorize("@workerAccess.mayActAsAll(#requests.![workerId()])")
     List<PushOutcome> pushBatch(@RequestBody @Size(min = 1, max = 1000) List<@Valid @NotNull PushRequest> requests) {
         return claims.pushBatch(requests);
     }

@@ -12,6 +12,7 @@ import org.springframework.http.ProblemDetail;
 import org.springframework.http.ResponseEntity;
 import org.springframework.http.converter.HttpMessageNotReadableException;
 import org.springframework.lang.Nullable;
+import org.springframework.security.access.AccessDeniedException;
 import org.springframework.validation.FieldError;
 import org.springframework.web.bind.MethodArgumentNotValidException;
 import org.springframework.web.bind.annotation.ExceptionHandler;
@@ -21,7 +22,9 @@ import org.springframework.web.method.annotation.HandlerMethodValidationExceptio
 import org.springframework.web.method.annotation.MethodArgumentTypeMismatchException;
 import org.springframework.web.servlet.mvc.method.annotation.ResponseEntityExceptionHandler;
 import tools.jackson.core.JacksonException;
+import tools.jackson.core.exc.StreamConstraintsException;
 import tools.jackson.core.exc.StreamReadException;
+import tools.jackson.databind.exc.UnrecognizedPropertyException;
 
 /**
  * Turns every failure into an RFC 9457 problem with a detail a person can act on.
@@ -46,6 +49,12 @@ class ProblemHandler extends ResponseEntityExceptionHandler {
         return response.body(problem);
     }
 
+    @ExceptionHandler(AccessDeniedException.class)
+    ResponseEntity<ProblemDetail> denied(AccessDeniedException e) {
+        return ResponseEntity.status(HttpStatus.FORBIDDEN).body(problem(HttpStatus.FORBIDDEN, "forbidden",
+                "This token may not act for that worker: a worker token acts only for the worker it was issued to"));
+    }
+
     @ExceptionHandler(MethodArgumentTypeMismatchException.class)
     ResponseEntity<ProblemDetail> typeMismatch(MethodArgumentTypeMismatchException e) {
         String detail = "'%s' is not a valid value for %s".formatted(e.getValue(), e.getName());
@@ -62,6 +71,11 @@ class ProblemHandler extends ResponseEntityExceptionHandler {
     @Override
     protected ResponseEntity<Object> handleHttpMessageNotReadable(HttpMessageNotReadableException e,
             HttpHeaders headers, HttpStatusCode status, WebRequest request) {
+        RequestLimits.BodyTooLarge tooLarge = ExceptionUtils.find(e, RequestLimits.BodyTooLarge.class);
+        if (tooLarge != null) {
+            return ResponseEntity.status(HttpStatus.CONTENT_TOO_LARGE).header("Connection", "close")
+                    .body(problem(HttpStatus.CONTENT_TOO_LARGE, "body-too-large", tooLarge.getMessage()));
+        }
         return ResponseEntity.badRequest().body(unreadable(e));
     }
 
@@ -112,6 +126,18 @@ class ProblemHandler extends ResponseEntityExceptionHandler {
 
     private static ProblemDetail unreadable(HttpMessageNotReadableException e) {
         Throwable cause = e.getMostSpecificCause();
+        if (cause instanceof UnrecognizedPropertyException unknown) {
+            String field = path(unknown.getPath());
+            ProblemDetail problem = problem(HttpStatus.BAD_REQUEST, "unknown-field",
+                    "Unknown field '" + field + "': it does not exist or only the server sets it; allowed: "
+                            + unknown.getKnownPropertyIds());
+            problem.setProperty("field", field);
+            return problem;
+        }
+        if (cause instanceof StreamConstraintsException limit) {
+            return problem(HttpStatus.BAD_REQUEST, "json-limit", "JSON too large or too deep: "
+                    + firstLine(limit.getOriginalMessage()));
+        }
         if (cause instanceof StreamReadException parse) {
             return problem(HttpStatus.BAD_REQUEST, "malformed-json", "Malformed JSON: " + parse.getOriginalMessage());
         }

@@ -30,9 +30,9 @@ class WorkerController {
     }
 
     @PostMapping("/register")
-    ResponseEntity<WorkerView> register(@Valid @RequestBody RegisterWorker request) {
-        WorkerView worker = workers.register(request);
-        return ResponseEntity.created(URI.create("/workers/" + worker.id())).body(worker);
+    ResponseEntity<RegisteredWorker> register(@Valid @RequestBody RegisterWorker request) {
+        RegisteredWorker registered = workers.register(request);
+        return ResponseEntity.created(URI.create("/workers/" + registered.worker().id())).body(registered);
     }
 
     @PostMapping("/{id}/ping")

@@ -1,5 +1,6 @@
 package io.blackboard.worker;
 
+import com.fasterxml.jackson.annotation.JsonUnwrapped;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
 import jakarta.validation.constraints.NotBlank;
@@ -28,6 +29,10 @@ record RegisterWorker(
     Map<String, String> labelsOrEmpty() {
         return labels == null ? Map.of() : labels;
     }
+}
+
+/** The answer to registration: the worker, and the token every later call for it must carry. */
+record RegisteredWorker(@JsonUnwrapped WorkerView worker, String token) {
 }
 
 /** {@code POST /workers/{id}/ping} body, optional. */

@@ -30,10 +30,12 @@ public class WorkerService {
     private final WorkerProperties properties;
     private final JsonMapper json;
     private final TransactionTemplate tx;
+    private final WorkerCredentials credentials;
 
     WorkerService(WorkerStore store, WorkerRepository rows, HeldJobs heldJobs, WorkerProperties properties,
-            JsonMapper json, TransactionTemplate tx) {
+            JsonMapper json, TransactionTemplate tx, WorkerCredentials credentials) {
         this.tx = tx;
+        this.credentials = credentials;
         this.store = store;
         this.rows = rows;
         this.heldJobs = heldJobs;
@@ -41,12 +43,14 @@ public class WorkerService {
         this.json = json;
     }
 
+    /** Registers a worker and issues the token bound to it; only the token's hash is stored. */
     @Transactional
-    WorkerView register(RegisterWorker request) {
+    RegisteredWorker register(RegisterWorker request) {
         UUID id = Ids.newId();
-        store.insert(id, request, json.writeValueAsString(request.labelsOrEmpty()));
+        WorkerCredentials.Issued credentials = WorkerCredentials.issue();
+        store.insert(id, request, json.writeValueAsString(request.labelsOrEmpty()), credentials.hash());
         log.info("Worker {} registered as {} ({}@{})", id, request.name(), request.pid(), request.hostname());
-        return find(id);
+        return new RegisteredWorker(find(id), credentials.token());
     }
 
     @Transactional
@@ -75,6 +79,7 @@ public class WorkerService {
             }
             throw new WorkerNotFound(id);
         }
+        credentials.forget(id);
         int failed = heldJobs.takeFrom(List.of(id), WorkerLoss.WORKER_DELETED);
         log.info("Worker {} deleted; {} held jobs taken back", id, failed);
     }

@@ -13,8 +13,8 @@ import org.springframework.stereotype.Repository;
 class WorkerStore {
 
     static final String WORKER_INSERT = """
-            insert into worker (id, name, hostname, ip, pid, version, labels, concurrency)
-            values (:id, :name, :hostname, :ip, :pid, :version, cast(:labels as jsonb), :concurrency)
+            insert into worker (id, name, hostname, ip, pid, version, labels, concurrency, token_hash)
+            values (:id, :name, :hostname, :ip, :pid, :version, cast(:labels as jsonb), :concurrency, :tokenHash)
             """;
 
     /** A heartbeat: HOT-updatable (no index covers last_seen_at), and back to ONLINE from anywhere. */
@@ -116,7 +116,7 @@ class WorkerStore {
         this.jdbc = jdbc;
     }
 
-    void insert(UUID id, RegisterWorker request, String labelsJson) {
+    void insert(UUID id, RegisterWorker request, String labelsJson, byte[] tokenHash) {
         jdbc.sql(WORKER_INSERT)
                 .param("id", id)
                 .param("name", request.name())
@@ -126,6 +126,7 @@ class WorkerStore {
                 .param("version", request.version())
                 .param("labels", labelsJson)
                 .param("concurrency", request.concurrencyOrDefault())
+                .param("tokenHash", tokenHash)
                 .update();
     }
 

@@ -51,6 +51,10 @@ class LongPollTest extends BlackboardTest {
 
     @AfterEach
     void tearDown() {
+        // answer every poll still parked, so none re-checks while the next test resets tables
+        waiters.stop();
+        awaitTrue(() -> waiters.parked() == 0, "no parked polls");
+        waiters.start();
         pool.shutdownNow();
     }
 

@@ -1,0 +1,104 @@
+package io.blackboard.platform;
+
+import jakarta.servlet.http.HttpServletResponse;
+import java.io.IOException;
+import java.util.UUID;
+import java.util.function.Supplier;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.http.HttpMethod;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.MediaType;
+import org.springframework.http.ProblemDetail;
+import org.springframework.security.authorization.AuthorizationDecision;
+import org.springframework.security.authorization.AuthorizationManager;
+import org.springframework.security.config.annotation.method.configuration.EnableMethodSecurity;
+import org.springframework.security.config.annotation.web.builders.HttpSecurity;
+import org.springframework.security.config.http.SessionCreationPolicy;
+import org.springframework.security.core.Authentication;
+import org.springframework.security.web.AuthenticationEntryPoint;
+import org.springframework.security.web.SecurityFilterChain;
+import org.springframework.security.web.access.AccessDeniedHandler;
+import org.springframework.security.web.access.intercept.RequestAuthorizationContext;
+import org.springframework.security.web.authentication.AnonymousAuthenticationFilter;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * Who may call what (DESIGN.md section 7). Stateless bearer tokens; worker calls are further
+ * bound to the caller's own worker, by path here and by body through {@code @workerAccess}.
+ */
+@Configuration
+@EnableMethodSecurity
+class SecurityConfiguration {
+
+    private static final String WORKER = "WORKER";
+    private static final String ENGINE = "ENGINE";
+    private static final String OPERATOR = "OPERATOR";
+    private static final String BOUND_WORKER = "BOUND_WORKER";
+
+    @Bean
+    SecurityFilterChain api(HttpSecurity http, RoleTokens roleTokens, WorkerTokenVerifier workerTokens,
+            JsonMapper json) throws Exception {
+        AuthenticationEntryPoint unauthorized = (request, response, e) -> write(response, json,
+                ProblemHandler.problem(HttpStatus.UNAUTHORIZED, "unauthorized",
+                        "A bearer token is required: " + e.getMessage()), true);
+        AccessDeniedHandler forbidden = (request, response, e) -> write(response, json,
+                ProblemHandler.problem(HttpStatus.FORBIDDEN, "forbidden",
+                        "This token may not " + request.getMethod() + " " + request.getRequestURI()), false);
+        http.csrf(csrf -> csrf.disable())
+                .httpBasic(basic -> basic.disable())
+                .formLogin(form -> form.disable())
+                .logout(logout -> logout.disable())
+                .requestCache(cache -> cache.disable())
+                .sessionManagement(session -> session.sessionCreationPolicy(SessionCreationPolicy.STATELESS))
+                .exceptionHandling(handling -> handling.authenticationEntryPoint(unauthorized)
+                        .accessDeniedHandler(forbidden))
+                .addFilterBefore(new BearerTokenFilter(roleTokens, workerTokens, unauthorized),
+                        AnonymousAuthenticationFilter.class)
+                .authorizeHttpRequests(requests -> requests
+                        .requestMatchers("/actuator/health", "/actuator/health/**", "/error").permitAll()
+                        .requestMatchers(HttpMethod.GET, "/", "/index.html", "/dashboard/**", "/favicon.ico",
+                                "/v3/api-docs", "/v3/api-docs/**", "/swagger-ui.html", "/swagger-ui/**").permitAll()
+                        // workers
+                        .requestMatchers(HttpMethod.POST, "/workers/register").hasAnyRole(WORKER, OPERATOR)
+                        .requestMatchers(HttpMethod.GET, "/workers/online").hasRole(OPERATOR)
+                        .requestMatchers(HttpMethod.POST, "/workers/{id}/ping", "/workers/{id}/unregister")
+                        .access(sameWorker())
+                        .requestMatchers(HttpMethod.GET, "/workers/{id}", "/workers/{id}/function-blocks",
+                                "/workers/{id}/jobs").access(sameWorker())
+                        .requestMatchers(HttpMethod.POST, "/function-blocks/register", "/blackboard/job",
+                                "/blackboard/job/result", "/blackboard/job/results").hasAnyRole(BOUND_WORKER, OPERATOR)
+                        // the engine
+                        .requestMatchers(HttpMethod.POST, "/blackboard/jobs", "/blackboard/jobs/*/cancel").hasRole(ENGINE)
+                        .requestMatchers(HttpMethod.GET, "/blackboard/**", "/function-blocks", "/function-blocks/**")
+                        .hasAnyRole(ENGINE, OPERATOR)
+                        // everything else is the operators': lists, deletes, cleanup, directives, metrics
+                        .anyRequest().hasRole(OPERATOR));
+        return http.build();
+    }
+
+    /** Operators, or the worker whose id is in the path (an unreadable id is left to the controller: 400). */
+    private static AuthorizationManager<RequestAuthorizationContext> sameWorker() {
+        return (Supplier<? extends Authentication> authentication, RequestAuthorizationContext context) -> {
+            String id = context.getVariables().get("id");
+            UUID workerId;
+            try {
+                workerId = UUID.fromString(id);
+            } catch (IllegalArgumentException e) {
+                return new AuthorizationDecision(authentication.get().isAuthenticated()
+                        && !"anonymousUser".equals(authentication.get().getPrincipal()));
+            }
+            return new AuthorizationDecision(WorkerAccess.allowed(authentication.get(), workerId));
+        };
+    }
+
+    private static void write(HttpServletResponse response, JsonMapper json, ProblemDetail problem,
+            boolean challenge) throws IOException {
+        response.setStatus(problem.getStatus());
+        response.setContentType(MediaType.APPLICATION_PROBLEM_JSON_VALUE);
+        if (challenge) {
+            response.setHeader("WWW-Authenticate", "Bearer");
+        }
+        json.writeValue(response.getOutputStream(), problem);
+    }
+}

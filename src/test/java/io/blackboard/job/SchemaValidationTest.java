@@ -1,0 +1,118 @@
+package io.blackboard.job;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.sun.net.httpserver.HttpServer;
+import io.blackboard.Api;
+import java.net.InetSocketAddress;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+class SchemaValidationTest extends BlackboardTest {
+
+    static final Map<String, Object> PARAMS = Map.of("type", "object", "required", List.of("host"),
+            "properties", Map.of("host", Map.of("type", "string", "minLength", 1),
+                    "port", Map.of("type", "integer", "maximum", 65535)));
+    static final Map<String, Object> RESULT = Map.of("type", "object", "required", List.of("lines"),
+            "properties", Map.of("lines", Map.of("type", "integer")));
+
+    UUID backup;
+
+    @BeforeEach
+    void setUp() {
+        worker = registerWorker(Map.of("name", "w", "concurrency", 5));
+        backup = registerBlocks(worker, List.of(Map.of("name", "backup", "version", "1",
+                "paramsJsonSchema", PARAMS, "resultDataJsonSchema", RESULT))).getFirst();
+    }
+
+    @Test
+    void paramsThatBreakTheSchemaAre422NamingTheFieldAndNothingIsCreated() {
+        Api.Response response = api.post("/blackboard/jobs", List.of(
+                Map.of("functionBlockId", backup, "type", "EXECUTE", "payload", Map.of("host", "r1")),
+                Map.of("functionBlockId", backup, "type", "EXECUTE", "payload", Map.of("host", "r2", "port", 70000))));
+
+        assertProblem(response, 422, "[1] payload");
+        assertThat(response.at("/detail").asString()).contains("/port").contains("paramsJsonSchema");
+        assertThat(response.at("/violations/0").asString()).contains("port");
+        assertProblem(api.post("/blackboard/jobs", Map.of("functionBlockId", backup, "type", "EXECUTE")), 422,
+                "host");
+        assertThat(count("job")).isZero();
+    }
+
+    @Test
+    void validParamsAreAccepted() {
+        assertThat(createJob(backup, Map.of("payload", Map.of("host", "r1", "port", 22)))).isNotNull();
+    }
+
+    @Test
+    void aResultThatBreaksTheSchemaIs422AndTheJobStaysPolledForACorrectedPush() {
+        UUID job = createJob(backup, Map.of("payload", Map.of("host", "r1")));
+        claim(worker, 1);
+        String before = row(job);
+
+        assertProblem(push(job, worker, Map.of("result", Map.of("lines", "many"))), 422, "/lines");
+        assertThat(row(job)).isEqualTo(before);
+        Api.Response batch = api.post("/blackboard/job/results", List.of(Map.of("jobId", job, "workerId", worker,
+                "status", "SUCCESS", "result", Map.of())));
+        assertThat(batch.at("/0/status").asInt()).isEqualTo(422);
+        assertThat(row(job)).isEqualTo(before);
+
+        assertThat(push(job, worker, Map.of("result", Map.of("lines", 120))).status()).isEqualTo(200);
+        assertThat(job(job).get("outcome").asString()).isEqualTo("SUCCESS");
+    }
+
+    @Test
+    void aReportedFailureIsNotHeldToTheResultSchema() {
+        UUID job = createJob(backup, Map.of("payload", Map.of("host", "r1")));
+        claim(worker, 1);
+
+        assertThat(push(job, worker, Map.of("status", "FAILURE", "error", Map.of("message", "no route"))).status())
+                .isEqualTo(200);
+    }
+
+    @Test
+    void aSchemaThatIsNotValidJsonSchemaIsRefusedAtRegistration() {
+        assertProblem(registerWith(Map.of("type", "banana")), 422, "not a valid JSON Schema");
+        assertProblem(registerWith(Map.of("type", "object", "required", "host")), 422, "not a valid JSON Schema");
+        assertProblem(registerWith(Map.of("$schema", "https://example.com/my-dialect")), 422, "dialect");
+        assertProblem(registerWith(List.of(1)), 422, "JSON Schema");
+        assertThat(count("function_block")).isEqualTo(1);
+    }
+
+    @Test
+    void olderDraftsAreUnderstood() {
+        Api.Response response = registerWith(Map.of("$schema", "http://json-schema.org/draft-07/schema#",
+                "type", "object", "definitions", Map.of()));
+        assertThat(response.status()).as(response.toString()).isEqualTo(200);
+    }
+
+    @Test
+    void remoteReferencesAreNeverFetched() throws Exception {
+        AtomicInteger fetched = new AtomicInteger();
+        HttpServer server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+        server.createContext("/", exchange -> {
+            fetched.incrementAndGet();
+            byte[] schema = "{\"type\": \"object\"}".getBytes();
+            exchange.sendResponseHeaders(200, schema.length);
+            exchange.getResponseBody().write(schema);
+            exchange.close();
+        });
+        server.start();
+        try {
+            String url = "http://127.0.0.1:" + server.getAddress().getPort() + "/schema.json";
+            assertProblem(registerWith(Map.of("$ref", url)), 422, "not a valid JSON Schema");
+            assertThat(fetched.get()).as("requests the server made to the $ref URL").isZero();
+        } finally {
+            server.stop(0);
+        }
+    }
+
+    private Api.Response registerWith(Object schema) {
+        return api.post("/function-blocks/register", Map.of("workerId", worker, "functionBlocks", List.of(
+                Map.of("name", "other", "version", "1", "paramsJsonSchema", schema))));
+    }
+}
