@@ -63,12 +63,21 @@ class JobLeaseStore {
     static final String JOB_FAIL_HELD_BY = JOB_FAIL_TEMPLATE.formatted(
             "j.worker_id = any (cast(:workerIds as uuid[]))");
 
-    /** A heartbeat extends the leases of the jobs it lists that the worker still holds. */
+    /**
+     * A heartbeat extends the leases of the jobs it lists that the worker still holds. A job
+     * locked by a concurrent push is skipped (it is ending anyway): a heartbeat never waits on
+     * job rows, so it cannot deadlock with a batch push locking the same rows in another order.
+     */
     static final String JOB_EXTEND_LEASES = """
-            update job
-               set deadline = greatest(deadline, now() + :timeoutMs * interval '1 millisecond')
-             where worker_id = :workerId and status = 'POLLED' and id = any (cast(:jobIds as uuid[]))
-            returning id
+            with held as materialized (
+                select id from job
+                 where worker_id = :workerId and status = 'POLLED' and id = any (cast(:jobIds as uuid[]))
+                   for update skip locked)
+            update job j
+               set deadline = greatest(j.deadline, now() + :timeoutMs * interval '1 millisecond')
+              from held
+             where j.id = held.id and j.worker_id = :workerId and j.status = 'POLLED'
+            returning j.id
             """;
 
     /**

@@ -5,6 +5,8 @@ import java.util.List;
 import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.dao.DataAccessResourceFailureException;
+import org.springframework.dao.TransientDataAccessException;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.HttpStatusCode;
@@ -13,6 +15,7 @@ import org.springframework.http.ResponseEntity;
 import org.springframework.http.converter.HttpMessageNotReadableException;
 import org.springframework.lang.Nullable;
 import org.springframework.security.access.AccessDeniedException;
+import org.springframework.transaction.CannotCreateTransactionException;
 import org.springframework.validation.FieldError;
 import org.springframework.web.bind.MethodArgumentNotValidException;
 import org.springframework.web.bind.annotation.ExceptionHandler;
@@ -59,6 +62,19 @@ class ProblemHandler extends ResponseEntityExceptionHandler {
     ResponseEntity<ProblemDetail> typeMismatch(MethodArgumentTypeMismatchException e) {
         String detail = "'%s' is not a valid value for %s".formatted(e.getValue(), e.getName());
         return ResponseEntity.badRequest().body(problem(HttpStatus.BAD_REQUEST, "invalid-request", detail));
+    }
+
+    /**
+     * The database is unreachable, or a transaction lost a lock race: nothing was changed and
+     * the same request can simply be sent again. Answered at once, never after a long hang.
+     */
+    @ExceptionHandler({TransientDataAccessException.class, DataAccessResourceFailureException.class,
+            CannotCreateTransactionException.class})
+    ResponseEntity<ProblemDetail> transientFailure(Exception e) {
+        log.warn("Transient database failure: {}", e.toString());
+        return ResponseEntity.status(HttpStatus.SERVICE_UNAVAILABLE).header("Retry-After", "1")
+                .body(problem(HttpStatus.SERVICE_UNAVAILABLE, "database-unavailable",
+                        "The database is unavailable or busy; nothing was changed, retry shortly"));
     }
 
     @ExceptionHandler(Exception.class)

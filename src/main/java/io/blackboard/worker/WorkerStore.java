@@ -86,11 +86,22 @@ class WorkerStore {
             returning w.id
             """;
 
+    /**
+     * Silent past the unreachable threshold. Rows another replica's sweep has locked are
+     * skipped, not waited for: two sweeps scanning from different places in the table would
+     * otherwise lock rows in opposite orders and deadlock.
+     */
     static final String WORKER_MARK_UNREACHABLE = """
-            update worker
+            with due as materialized (
+                select id from worker
+                 where deleted_at is null and state = 'ONLINE'
+                   and last_seen_at < now() - :thresholdMs * interval '1 millisecond'
+                   for update skip locked)
+            update worker w
                set state = 'UNREACHABLE', state_changed_at = now()
-             where deleted_at is null and state = 'ONLINE'
-               and last_seen_at < now() - :thresholdMs * interval '1 millisecond'
+              from due
+             where w.id = due.id and w.deleted_at is null and w.state = 'ONLINE'
+               and w.last_seen_at < now() - :thresholdMs * interval '1 millisecond'
             """;
 
     /** OFFLINE for at least the threshold (zero: every OFFLINE worker): soft-deleted. */

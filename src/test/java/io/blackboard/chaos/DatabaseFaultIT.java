@@ -1,0 +1,100 @@
+package io.blackboard.chaos;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import io.blackboard.Api;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/**
+ * PostgreSQL restarted under load, and every server connection killed. Needs a database this
+ * test may stop: BLACKBOARD_CHAOS_DB_URL and BLACKBOARD_CHAOS_PG_CTL (.ci/run provides both,
+ * on a PostgreSQL cluster of its own).
+ */
+class DatabaseFaultIT {
+
+    @Test
+    void theServerFailsFastWhileThePostgresIsDownAndRecoversByItself() throws Exception {
+        String pgCtl = System.getenv("BLACKBOARD_CHAOS_PG_CTL");
+        assumeTrue(pgCtl != null && System.getenv("BLACKBOARD_CHAOS_DB_URL") != null,
+                "a restartable PostgreSQL (BLACKBOARD_CHAOS_DB_URL, BLACKBOARD_CHAOS_PG_CTL)");
+        ChaosDatabase database = ChaosDatabase.restartable();
+        Map<String, String> slowRecheck = Map.of("BLACKBOARD_POLL_RECHECK_MS", "60000");
+        try (Replica a = new Replica("db-a", database, slowRecheck).start();
+                Replica b = new Replica("db-b", database, slowRecheck).start();
+                ExecutorService pool = Executors.newVirtualThreadPerTaskExecutor()) {
+            database.reset();
+            List<Map<String, Object>> blocks = List.of(Map.of("name", "echo", "version", "1", "idempotent", true));
+            SimWorker worker = SimWorker.register(a::api, "w", 10, blocks).start(2);
+            UUID echo = UUID.fromString(a.api().as("test-engine").get("/function-blocks").at("/0/id").asString());
+            Engine engine = new Engine(a::api);
+            engine.create(echo, 200, Map.of("maxAttempts", 5));
+
+            pg(pgCtl, "stop", "-m", "fast");
+            awaitStatus(a, 503, Duration.ofSeconds(15));
+            for (int i = 0; i < 5; i++) {
+                long start = System.nanoTime();
+                int status = a.api().as("test-engine").get("/blackboard/jobs?limit=1").status();
+                long tookMs = (System.nanoTime() - start) / 1_000_000;
+                assertThat(status).as("a request while PostgreSQL is down").isEqualTo(503);
+                assertThat(tookMs).as("it fails fast").isLessThan(8_000);
+            }
+
+            pg(pgCtl, "start");
+            long back = System.nanoTime();
+            awaitStatus(a, 200, Duration.ofSeconds(10));
+            awaitStatus(b, 200, Duration.ofSeconds(10));
+            assertThat((System.nanoTime() - back) / 1_000_000).as("recovered within 10 s").isLessThan(10_000);
+            assertThat(a.api().as("test-engine").get("/blackboard/jobs?limit=1").status()).isEqualTo(200);
+
+            // a poll parked on replica a is woken by a job created on replica b: LISTEN is back
+            SimWorker listener = SimWorker.register(a::api, "parked", 1, blocks);
+            Replica.sleep(6_000); // the listener reconnects with backoff
+            Future<Api.Response> parked = pool.submit(() -> a.api().post("/blackboard/job",
+                    Map.of("workerId", listener.id, "functionBlockIds", List.of(echo), "waitMs", 30_000)));
+            worker.stop();
+            Replica.sleep(1_000);
+            new Engine(b::api).create(echo, 1, Map.of());
+            Api.Response woken = parked.get(20, TimeUnit.SECONDS);
+            assertThat(woken.status()).isEqualTo(200);
+
+            // every server connection killed: the next requests succeed
+            database.jdbc().sql("""
+                    select count(pg_terminate_backend(pid)) from pg_stat_activity
+                     where datname = current_database() and pid <> pg_backend_pid()
+                       and application_name <> ''""").query(Long.class).single();
+            Replica.sleep(1_000);
+            for (int i = 0; i < 10; i++) {
+                assertThat(a.api().as("test-engine").get("/blackboard/jobs?limit=1").status())
+                        .as("request %d after pg_terminate_backend", i).isEqualTo(200);
+            }
+        }
+    }
+
+    private static void awaitStatus(Replica replica, int status, Duration within) {
+        long deadline = System.nanoTime() + within.toNanos();
+        while (replica.readiness() != status) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("readiness of the replica is not " + status + " within " + within);
+            }
+            Replica.sleep(200);
+        }
+    }
+
+    private static void pg(String pgCtl, String... action) throws IOException, InterruptedException {
+        List<String> command = new java.util.ArrayList<>(List.of(pgCtl.split(" ")));
+        command.addAll(List.of(action));
+        Process process = new ProcessBuilder(command).inheritIO().start();
+        assertThat(process.waitFor(60, TimeUnit.SECONDS)).isTrue();
+        assertThat(process.exitValue()).as(String.join(" ", command)).isZero();
+    }
+}
