@@ -52,7 +52,17 @@ record ChaosDatabase(String url, String user, String password) {
 
     /** Empties every table (the schema exists once a server has started on this database). */
     void reset() {
-        jdbc().sql("truncate job_event, job, worker_function_block, function_block, worker").update();
+        for (int attempt = 1; ; attempt++) {
+            try {
+                jdbc().sql("truncate job_event, job, worker_function_block, function_block, worker").update();
+                return;
+            } catch (org.springframework.dao.DataAccessException e) {
+                if (attempt == 5) {
+                    throw e; // the servers' sweepers kept winning the lock race
+                }
+                Replica.sleep(200);
+            }
+        }
     }
 
     private static String env(String name, String fallback) {

@@ -25,8 +25,8 @@ class ClockSkewIT {
         try (Replica ahead = skewed("ahead", "+15m"); Replica behind = skewed("behind", "-15m")) {
             database.reset();
             List<Map<String, Object>> blocks = List.of(Map.of("name", "echo", "version", "1"));
-            SimWorker viaAhead = SimWorker.register(ahead::api, "via-ahead", 5, blocks);
-            SimWorker viaBehind = SimWorker.register(behind::api, "via-behind", 5, blocks);
+            SimWorker viaAhead = SimWorker.register(ahead::api, "via-ahead", 5, blocks).startHeartbeat();
+            SimWorker viaBehind = SimWorker.register(behind::api, "via-behind", 5, blocks).startHeartbeat();
             UUID echo = UUID.fromString(ahead.api().as("test-engine").get("/function-blocks").at("/0/id").asString());
             Engine engine = new Engine(ahead::api);
             engine.create(echo, 2, Map.of());
@@ -47,6 +47,8 @@ class ClockSkewIT {
             assertThat(db.count("""
                     select count(*) from worker where last_seen_at between now() - interval '1 minute' and now()
                     """)).as("heartbeats stamped on the database clock").isEqualTo(2);
+            viaAhead.stop();
+            viaBehind.stop();
         }
     }
 

@@ -70,6 +70,12 @@ final class SimWorker {
         return this;
     }
 
+    /** Only the heartbeat, as an idle worker would run it. */
+    SimWorker startHeartbeat() {
+        threads.add(Thread.ofVirtual().name("heartbeat-" + id).start(this::heartbeatLoop));
+        return this;
+    }
+
     /** Claims jobs and never runs them: what a worker holds at the moment it is killed. */
     int claimWithoutRunning(int limit) {
         return api().post("/blackboard/job", Map.of("workerId", id, "limit", limit)).body().size();
