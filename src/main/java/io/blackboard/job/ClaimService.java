@@ -29,10 +29,12 @@ class ClaimService {
     private final TransactionTemplate tx;
     private final JsonMapper json;
     private final WorkerService workers;
+    private final JobMetrics metrics;
 
     ClaimService(ClaimStore store, JobProperties properties, TransactionTemplate tx, JsonMapper json,
-            WorkerService workers) {
+            WorkerService workers, JobMetrics metrics) {
         this.workers = workers;
+        this.metrics = metrics;
         this.store = store;
         this.properties = properties;
         this.tx = tx;
@@ -70,6 +72,7 @@ class ClaimService {
         }
         List<JobView> claimed = store.claim(workerId, worker, blocks, request.limitOrDefault(),
                 properties.stuckJobTimeout());
+        metrics.claimed(claimed);
         if (!claimed.isEmpty() && log.isDebugEnabled()) {
             log.debug("Worker {} claimed {}", workerId, claimed.stream().map(JobView::id).toList());
         }
@@ -85,7 +88,18 @@ class ClaimService {
         ClaimStore.Push push = new ClaimStore.Push(request.jobId(), request.workerId(), request.attempt(),
                 request.status().name(), document(request.result()), document(request.acquires()),
                 document(request.dbUpdates()), document(request.error()));
-        return store.push(push).orElseGet(() -> answerUnchanged(push));
+        return store.push(push).map(this::landed).orElseGet(() -> answerUnchanged(push));
+    }
+
+    private JobView landed(JobView job) {
+        metrics.pushed(job);
+        if (job.outcome() == Outcome.FAILURE) {
+            log.info("Job {} attempt {} failed on worker {}: WORKER_REPORTED", job.id(), job.attempt(), job.workerId());
+        } else {
+            log.debug("Job {} attempt {} pushed by worker {}: {}", job.id(), job.attempt(), job.workerId(),
+                    job.outcome());
+        }
+        return job;
     }
 
     private JobView answerUnchanged(ClaimStore.Push push) {

@@ -30,10 +30,12 @@ class JobService {
 
     private final JobStore store;
     private final JsonMapper json;
+    private final JobMetrics metrics;
 
-    JobService(JobStore store, JsonMapper json) {
+    JobService(JobStore store, JsonMapper json, JobMetrics metrics) {
         this.store = store;
         this.json = json;
+        this.metrics = metrics;
     }
 
     /**
@@ -57,8 +59,9 @@ class JobService {
         }
         Map<UUID, JobView> found = store.findMany(new LinkedHashSet<>(ids)).stream()
                 .collect(Collectors.toMap(JobView::id, Function.identity()));
+        metrics.created(inserted);
         if (inserted > 0) {
-            log.debug("Created {} jobs", inserted);
+            log.debug("Created {} jobs: {}", inserted, ids);
         }
         return new Created(ids.stream().map(found::get).toList(), inserted);
     }
@@ -132,6 +135,7 @@ class JobService {
     @Transactional
     JobView cancel(UUID id) {
         if (store.cancel(id)) {
+            metrics.cancelled();
             log.info("Job {} cancelled", id);
             return find(id);
         }

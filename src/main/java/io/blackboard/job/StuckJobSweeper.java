@@ -23,11 +23,13 @@ class StuckJobSweeper implements Sweeper {
     private final JobLeaseStore store;
     private final JobProperties properties;
     private final TransactionTemplate tx;
+    private final JobMetrics metrics;
 
-    StuckJobSweeper(JobLeaseStore store, JobProperties properties, TransactionTemplate tx) {
+    StuckJobSweeper(JobLeaseStore store, JobProperties properties, TransactionTemplate tx, JobMetrics metrics) {
         this.store = store;
         this.properties = properties;
         this.tx = tx;
+        this.metrics = metrics;
     }
 
     @Override
@@ -47,6 +49,8 @@ class StuckJobSweeper implements Sweeper {
         JobLeaseStore.Failed batch;
         do {
             batch = tx.execute(status -> store.failStuck(JobLeases.BATCH));
+            metrics.takenBack(FailureReason.STUCK_TIMEOUT, batch);
+            batch.log(log, FailureReason.STUCK_TIMEOUT);
             failed += batch.failed();
             requeued += batch.requeued();
         } while (batch.total() == JobLeases.BATCH);
