@@ -77,6 +77,7 @@ class WorkerStore {
                set state = 'UNREACHABLE', state_changed_at = now()
              where deleted_at is null and state = 'ONLINE'
                and last_seen_at < now() - :thresholdMs * interval '1 millisecond'
+            returning id
             """;
 
     /** OFFLINE for at least the threshold (zero: every OFFLINE worker): soft-deleted. */
@@ -175,8 +176,8 @@ class WorkerStore {
                 .query(UUID.class).list();
     }
 
-    int markUnreachable(Duration threshold) {
-        return jdbc.sql(WORKER_MARK_UNREACHABLE).param("thresholdMs", threshold.toMillis()).update();
+    List<UUID> markUnreachable(Duration threshold) {
+        return jdbc.sql(WORKER_MARK_UNREACHABLE).param("thresholdMs", threshold.toMillis()).query(UUID.class).list();
     }
 
     Set<UUID> deaf(@Nullable UUID id, Duration deafAfter) {
