@@ -104,20 +104,24 @@ class WorkerStore {
      * {@code :id} null means every worker.
      */
     static final String WORKER_DEAF = """
-            select w.id from worker w
-             where w.deleted_at is null and w.state = 'ONLINE' and w.directive = 'RUN'
-               and (cast(:id as uuid) is null or w.id = :id)
-               and greatest(coalesce(w.last_polled_at, w.registered_at), w.state_changed_at)
-                   < now() - :deafAfterMs * interval '1 millisecond'
-               and (select count(*) from job h where h.worker_id = w.id and h.status = 'POLLED') < w.concurrency
-               and exists (
-                   select 1 from worker_function_block wfb
-                    cross join lateral (
-                        select j.selector from job j
-                         where j.function_block_id = wfb.function_block_id and j.status = 'PENDING'
-                         order by j.priority desc, j.created_at, j.id
-                         limit :window) head
-                    where wfb.worker_id = w.id and head.selector <@ w.labels)
+            with silent as materialized (
+                select w.id, w.labels from worker w
+                 where w.deleted_at is null and w.state = 'ONLINE' and w.directive = 'RUN'
+                   and (cast(:id as uuid) is null or w.id = :id)
+                   and greatest(coalesce(w.last_polled_at, w.registered_at), w.state_changed_at)
+                       < now() - :deafAfterMs * interval '1 millisecond'
+                   and (select count(*) from job h where h.worker_id = w.id and h.status = 'POLLED') < w.concurrency)
+            select s.id from silent s
+             cross join lateral (
+                 -- a LIMIT keeps this a nested loop that stops at the first job the worker could take
+                 select 1 from worker_function_block wfb
+                  cross join lateral (
+                      select j.selector from job j
+                       where j.function_block_id = wfb.function_block_id and j.status = 'PENDING'
+                       order by j.priority desc, j.created_at, j.id
+                       limit :window) head
+                  where wfb.worker_id = s.id and head.selector <@ s.labels
+                  limit 1) takeable
             """;
 
     /** Live (not deleted) workers by state. */
