@@ -82,7 +82,8 @@ class OperatorMetrics implements MeterBinder {
     /** The snapshot to show; starts a background refresh when it is stale. */
     Snapshot current() {
         Snapshot shown = snapshot;
-        if (System.nanoTime() - shown.takenAt() > FRESH_FOR.toNanos() && refreshing.compareAndSet(false, true)) {
+        boolean stale = shown == Snapshot.EMPTY || System.nanoTime() - shown.takenAt() > FRESH_FOR.toNanos();
+        if (stale && refreshing.compareAndSet(false, true)) {
             Thread.ofVirtual().name("operator-metrics").start(() -> {
                 try {
                     refresh();
@@ -104,7 +105,7 @@ class OperatorMetrics implements MeterBinder {
                     entry -> entry)), census, started);
             synchronized (this) {
                 // a slower refresh that started earlier must not replace a newer snapshot
-                if (started > snapshot.takenAt()) {
+                if (snapshot == Snapshot.EMPTY || started - snapshot.takenAt() > 0) {
                     snapshot = read;
                 }
             }
