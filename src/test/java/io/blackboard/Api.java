@@ -67,10 +67,19 @@ public final class Api {
         return send("DELETE", path, null);
     }
 
+    /** A GET for a page that is not JSON (Prometheus text, HTML, JavaScript); the body stays raw. */
+    public Response getText(String path) {
+        return send("GET", path, null, "text/plain, text/html, */*");
+    }
+
     public Response send(String method, String path, String body) {
+        return send(method, path, body, "application/json, application/problem+json");
+    }
+
+    private Response send(String method, String path, String body, String accept) {
         HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(base + path))
                 .timeout(Duration.ofSeconds(60))
-                .header("Accept", "application/json, application/problem+json");
+                .header("Accept", accept);
         if (body != null) {
             request.header("Content-Type", "application/json");
         }
@@ -82,9 +91,10 @@ public final class Api {
         try {
             HttpResponse<String> response = client.send(request.build(), HttpResponse.BodyHandlers.ofString());
             String raw = response.body();
-            JsonNode parsed = raw == null || raw.isBlank() ? JSON.missingNode() : JSON.readTree(raw);
-            return new Response(response.statusCode(),
-                    response.headers().firstValue("Content-Type").orElse(""), raw, parsed, response.headers());
+            String contentType = response.headers().firstValue("Content-Type").orElse("");
+            boolean json = contentType.isEmpty() || contentType.contains("json");
+            JsonNode parsed = raw == null || raw.isBlank() || !json ? JSON.missingNode() : JSON.readTree(raw);
+            return new Response(response.statusCode(), contentType, raw, parsed, response.headers());
         } catch (IOException e) {
             throw new IllegalStateException(e);
         } catch (InterruptedException e) {

@@ -40,8 +40,3 @@ record FunctionBlockView(UUID id, String name, String version,
         @JsonRawValue String paramsJsonSchema, @JsonRawValue String resultDataJsonSchema,
         boolean pure, boolean idempotent, String description, OffsetDateTime createdAt) {
 }
-
-/** A catalog line: a function block and how its queue stands. */
-record CatalogEntry(UUID id, String name, String version, boolean pure, boolean idempotent, String description,
-        long onlineWorkers, long pending, long polled) {
-}

@@ -95,8 +95,9 @@ public class FunctionBlockService {
         return store.findByWorker(workerId);
     }
 
+    /** Every block with its queue depth, oldest PENDING age and routability, by name and version. */
     @Transactional(readOnly = true)
-    List<CatalogEntry> catalog() {
+    public List<CatalogEntry> catalog() {
         return store.catalog();
     }
 

@@ -68,16 +68,48 @@ class FunctionBlockStore {
              order by fb.name, fb.version
             """;
 
+    /**
+     * How many PENDING jobs at the head of a block's queue (claim order) the catalog checks for
+     * a selector no runnable worker matches. A stranded job rises to the head as the jobs
+     * behind it in FIFO order are claimed, so a bounded look finds it without a full scan.
+     */
+    static final int ROUTING_WINDOW = 1000;
+
+    /**
+     * The catalog: every block with its queue. Counts come from one grouped pass over the
+     * PENDING partial index and one over the (few) POLLED jobs. A block is unroutable when a job
+     * at the head of its queue matches no worker that could be handed it now: ONLINE, RUN, not
+     * deleted, registered for the block, labels containing the job's selector.
+     */
     static final String FUNCTION_BLOCK_CATALOG = """
+            with pending as (
+                select function_block_id, count(*) as jobs, min(created_at) as oldest
+                  from job where status = 'PENDING' group by function_block_id),
+            polled as (
+                select function_block_id, count(*) as jobs
+                  from job where status = 'POLLED' group by function_block_id),
+            runnable as (
+                select wfb.function_block_id, w.labels
+                  from worker w join worker_function_block wfb on wfb.worker_id = w.id
+                 where w.state = 'ONLINE' and w.directive = 'RUN' and w.deleted_at is null)
             select fb.id, fb.name, fb.version, fb.pure, fb.idempotent, fb.description,
                    (select count(*) from worker_function_block wfb join worker w on w.id = wfb.worker_id
                      where wfb.function_block_id = fb.id and w.state = 'ONLINE' and w.deleted_at is null)
                        as online_workers,
-                   (select count(*) from job j where j.function_block_id = fb.id and j.status = 'PENDING')
-                       as pending,
-                   (select count(*) from job j where j.function_block_id = fb.id and j.status = 'POLLED')
-                       as polled
+                   coalesce(p.jobs, 0) as pending, coalesce(q.jobs, 0) as polled,
+                   cast(extract(epoch from now() - p.oldest) * 1000 as bigint) as oldest_pending_age_ms,
+                   p.jobs is not null and exists (
+                       select 1
+                         from (select j.selector from job j
+                                where j.function_block_id = fb.id and j.status = 'PENDING'
+                                order by j.priority desc, j.created_at, j.id
+                                limit :window) head
+                        where not exists (select 1 from runnable r
+                                           where r.function_block_id = fb.id and head.selector <@ r.labels))
+                       as unroutable
               from function_block fb
+              left join pending p on p.function_block_id = fb.id
+              left join polled q on q.function_block_id = fb.id
              order by fb.name, fb.version
             """;
 
@@ -128,10 +160,11 @@ class FunctionBlockStore {
     }
 
     List<CatalogEntry> catalog() {
-        return jdbc.sql(FUNCTION_BLOCK_CATALOG).query((rs, n) -> new CatalogEntry(
+        return jdbc.sql(FUNCTION_BLOCK_CATALOG).param("window", ROUTING_WINDOW).query((rs, n) -> new CatalogEntry(
                 rs.getObject("id", UUID.class), rs.getString("name"), rs.getString("version"),
                 rs.getBoolean("pure"), rs.getBoolean("idempotent"), rs.getString("description"),
-                rs.getLong("online_workers"), rs.getLong("pending"), rs.getLong("polled"))).list();
+                rs.getLong("online_workers"), rs.getLong("pending"), rs.getLong("polled"),
+                rs.getObject("oldest_pending_age_ms", Long.class), rs.getBoolean("unroutable"))).list();
     }
 
 

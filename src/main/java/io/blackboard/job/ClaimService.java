@@ -40,12 +40,14 @@ class ClaimService {
     private final WorkerService workers;
     private final PollWaiters waiters;
     private final Schemas schemas;
+    private final JobMetrics metrics;
 
     ClaimService(ClaimStore store, JobProperties properties, TransactionTemplate tx, JsonMapper json,
-            WorkerService workers, PollWaiters waiters, Schemas schemas) {
+            WorkerService workers, PollWaiters waiters, Schemas schemas, JobMetrics metrics) {
         this.schemas = schemas;
         this.workers = workers;
         this.waiters = waiters;
+        this.metrics = metrics;
         this.store = store;
         this.properties = properties;
         this.tx = tx;
@@ -110,6 +112,7 @@ class ClaimService {
         }
         List<JobView> claimed = store.claim(workerId, worker, blocks, request.limitOrDefault(),
                 properties.stuckJobTimeout());
+        metrics.claimed(claimed);
         if (!claimed.isEmpty() && log.isDebugEnabled()) {
             log.debug("Worker {} claimed {}", workerId, claimed.stream().map(JobView::id).toList());
         }
@@ -124,7 +127,7 @@ class ClaimService {
     JobView push(PushRequest request) {
         requireValidResult(request, store.resultSchemas(List.of(request.jobId())));
         ClaimStore.Push push = toPush(request);
-        return store.push(push).orElseGet(() -> answerUnchanged(push));
+        return store.push(push).map(this::landed).orElseGet(() -> answerUnchanged(push));
     }
 
     /**
@@ -166,7 +169,7 @@ class ClaimService {
         for (int i = 0; i < requests.size(); i++) {
             JobView job = pushed.get(i);
             outcomes.add(refused.containsKey(i) ? refused.get(i)
-                    : job != null ? new PushOutcome(job.id(), 200, job, null) : answerAlone(requests.get(i)));
+                    : job != null ? new PushOutcome(job.id(), 200, landed(job), null) : answerAlone(requests.get(i)));
         }
         return outcomes;
     }
@@ -197,6 +200,17 @@ class ClaimService {
         return new ClaimStore.Push(request.jobId(), request.workerId(), request.attempt(),
                 request.status().name(), document(request.result()), document(request.acquires()),
                 document(request.dbUpdates()), document(request.error()));
+    }
+
+    private JobView landed(JobView job) {
+        metrics.pushed(job);
+        if (job.outcome() == Outcome.FAILURE) {
+            log.info("Job {} attempt {} failed on worker {}: WORKER_REPORTED", job.id(), job.attempt(), job.workerId());
+        } else {
+            log.debug("Job {} attempt {} pushed by worker {}: {}", job.id(), job.attempt(), job.workerId(),
+                    job.outcome());
+        }
+        return job;
     }
 
     private JobView answerUnchanged(ClaimStore.Push push) {

@@ -1,5 +1,11 @@
 package io.blackboard.job;
 
+import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.media.Content;
+import io.swagger.v3.oas.annotations.media.ExampleObject;
+import io.swagger.v3.oas.annotations.media.Schema;
+import io.swagger.v3.oas.annotations.responses.ApiResponse;
+import io.swagger.v3.oas.annotations.tags.Tag;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
 import java.util.List;
@@ -19,6 +25,7 @@ import tools.jackson.databind.JsonNode;
 /** The engine's endpoints: write jobs, read them and their results, cancel them. */
 @RestController
 @RequestMapping("/blackboard")
+@Tag(name = "Jobs: engine", description = "Write jobs, read them and their audit trail, cancel, follow results")
 class JobController {
 
     private final JobService jobs;
@@ -32,6 +39,27 @@ class JobController {
     }
 
     /** One job in, one job out; an array in, an array out. 201 when anything was created. */
+    @Operation(summary = "Create a job or a batch", description = "One job (an object) answers one job; an array "
+            + "of up to 1000 answers an array, created in one transaction and in order. An idempotencyKey already "
+            + "used answers the existing job (200), or 409 when the content differs.")
+    @ApiResponse(responseCode = "201", description = "Created", content = @Content(mediaType = "application/json",
+            schema = @Schema(oneOf = {JobView.class, JobView[].class})))
+    @ApiResponse(responseCode = "200", description = "Nothing new: every idempotencyKey named an existing job",
+            content = @Content(mediaType = "application/json",
+                    schema = @Schema(oneOf = {JobView.class, JobView[].class})))
+    @ApiResponse(responseCode = "409", description = "An idempotencyKey names a job with other content")
+    @ApiResponse(responseCode = "422", description = "Unknown function block")
+    @io.swagger.v3.oas.annotations.parameters.RequestBody(content = @Content(
+            schema = @Schema(oneOf = {CreateJob.class, CreateJob[].class}), examples = {
+                @ExampleObject(name = "one job", value = """
+                        {"functionBlockId": "01a2011d-6fb8-7000-9d8d-0c94f60f47db", "type": "EXECUTE",
+                         "payload": {"host": "r1"}, "priority": 0, "maxAttempts": 1, "selector": {"site": "a"},
+                         "correlationId": "wf-42", "idempotencyKey": "wf-42/backup-r1"}"""),
+                @ExampleObject(name = "a batch", value = """
+                        [{"functionBlockId": "01a2011d-6fb8-7000-9d8d-0c94f60f47db", "type": "EXECUTE",
+                          "payload": {"host": "r1"}},
+                         {"functionBlockId": "01a2011d-6fb8-7000-9d8d-0c94f60f47db", "type": "EXECUTE",
+                          "payload": {"host": "r2"}}]""")}))
     @PostMapping("/jobs")
     ResponseEntity<Object> create(@RequestBody JsonNode body) {
         JobService.Created created = jobs.create(requests.read(body));
@@ -39,11 +67,14 @@ class JobController {
         return ResponseEntity.status(status).body(body.isArray() ? created.jobs() : created.jobs().getFirst());
     }
 
+    @Operation(summary = "One job, whole")
     @GetMapping("/jobs/{id}")
     JobView get(@PathVariable UUID id) {
         return jobs.find(id);
     }
 
+    @Operation(summary = "List jobs", description = "Creation order, filtered by status (any case), "
+            + "functionBlockId, workerId, correlationId; follow 'next' as 'after' for the next page.")
     @GetMapping("/jobs")
     JobPage list(@RequestParam(required = false) @Nullable String status,
             @RequestParam(required = false) @Nullable UUID functionBlockId,
@@ -56,16 +87,25 @@ class JobController {
         return jobs.list(filter, limit);
     }
 
+    @Operation(summary = "Cancel a job", description = "PENDING or POLLED -> PUSHED/CANCELLED; a POLLED job's "
+            + "worker learns it in its next ping's cancelJobIds. Cancelling a cancelled job again changes nothing.")
+    @ApiResponse(responseCode = "200", description = "The cancelled job")
+    @ApiResponse(responseCode = "409", description = "The job already ended otherwise")
     @PostMapping("/jobs/{id}/cancel")
     JobView cancel(@PathVariable UUID id) {
         return jobs.cancel(id);
     }
 
+    @Operation(summary = "A job's audit trail", description = "Every transition with its attempt, worker, actor "
+            + "and database time.")
     @GetMapping("/jobs/{id}/events")
     List<JobEvent> events(@PathVariable UUID id) {
         return jobs.events(id);
     }
 
+    @Operation(summary = "The result feed", description = "PUSHED jobs in push order after the cursor (0-0: the "
+            + "beginning). Follow 'next'; a consumer that does never misses a result, even when pushes commit out "
+            + "of order. waitMs waits for a first result.")
     @GetMapping("/results")
     ResultPage results(@RequestParam(defaultValue = ResultFeed.START) String after,
             @RequestParam(defaultValue = "100") @Min(1) @Max(1000) int limit,

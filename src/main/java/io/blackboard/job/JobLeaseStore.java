@@ -8,6 +8,7 @@ import java.util.Arrays;
 import java.util.Collection;
 import java.util.List;
 import java.util.UUID;
+import org.slf4j.Logger;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Repository;
 
@@ -53,9 +54,7 @@ class JobLeaseStore {
                 insert into job_event (job_id, kind, attempt, worker_id, actor, detail)
                 select id, case when retry then 'REQUEUED' else 'FAILED' end, attempt, worker_id, :actor, :reason
                   from changed)
-            select count(*) filter (where not retry) as failed, count(*) filter (where retry) as requeued,
-                   coalesce(array_agg(function_block_id::text) filter (where retry), '{}') as requeued_blocks
-              from changed
+            select id, function_block_id, worker_id, attempt, retry from changed
             """;
 
     static final String JOB_FAIL_STUCK = JOB_FAIL_TEMPLATE.formatted("j.deadline < now()");
@@ -118,29 +117,61 @@ class JobLeaseStore {
         this.jdbc = jdbc;
     }
 
-    /**
-     * How many jobs a failure pass ended for good, and how many it re-queued as a new attempt
-     * (with the function block of each re-queued job, to wake parked polls).
-     */
-    record Failed(int failed, int requeued, List<UUID> requeuedBlocks) {
+    /** One job a failure pass took from its worker: failed for good, or re-queued as a new attempt. */
+    record Taken(UUID jobId, UUID functionBlockId, UUID workerId, int attempt, boolean requeued) {
+    }
+
+    /** What a failure pass did, job by job. */
+    record Failed(List<Taken> jobs) {
+
+        int failed() {
+            return (int) jobs.stream().filter(job -> !job.requeued()).count();
+        }
+
+        int requeued() {
+            return jobs.size() - failed();
+        }
 
         int total() {
-            return failed + requeued;
+            return jobs.size();
+        }
+
+        /** The function block of each re-queued job, to wake parked polls. */
+        List<UUID> requeuedBlocks() {
+            return jobs.stream().filter(Taken::requeued).map(Taken::functionBlockId).toList();
+        }
+
+        /** One line per job: a final failure is a WARN, a re-queue an INFO. */
+        void log(Logger log, FailureReason reason) {
+            for (Taken job : jobs) {
+                if (job.requeued()) {
+                    log.info("Job {} attempt {} taken from worker {} ({}): re-queued as a new attempt",
+                            job.jobId(), job.attempt(), job.workerId(), reason);
+                } else {
+                    log.warn("Job {} attempt {} on worker {} failed: {}", job.jobId(), job.attempt(),
+                            job.workerId(), reason);
+                }
+            }
         }
     }
 
     Failed failStuck(int batch) {
-        return jdbc.sql(JOB_FAIL_STUCK)
-                .param("batch", batch).param("reason", "STUCK_TIMEOUT").param("actor", "sweeper")
+        return new Failed(jdbc.sql(JOB_FAIL_STUCK)
+                .param("batch", batch).param("reason", FailureReason.STUCK_TIMEOUT.name()).param("actor", "sweeper")
                 .param("message", "no result pushed before the job's deadline")
-                .query(JobLeaseStore::failed).single();
+                .query(JobLeaseStore::taken).list());
     }
 
     Failed failHeldBy(Collection<UUID> workerIds, String reason, String message, int batch) {
-        return jdbc.sql(JOB_FAIL_HELD_BY)
+        return new Failed(jdbc.sql(JOB_FAIL_HELD_BY)
                 .param("workerIds", SqlArrays.uuids(workerIds)).param("batch", batch)
                 .param("reason", reason).param("actor", "registry").param("message", message)
-                .query(JobLeaseStore::failed).single();
+                .query(JobLeaseStore::taken).list());
+    }
+
+    private static Taken taken(ResultSet rs, int row) throws SQLException {
+        return new Taken(rs.getObject("id", UUID.class), rs.getObject("function_block_id", UUID.class),
+                rs.getObject("worker_id", UUID.class), rs.getInt("attempt"), rs.getBoolean("retry"));
     }
 
     List<UUID> extendLeases(UUID workerId, Collection<UUID> jobIds, Duration timeout) {
@@ -149,11 +180,6 @@ class JobLeaseStore {
                 .query(UUID.class).list();
     }
 
-    private static Failed failed(ResultSet rs, int row) throws SQLException {
-        List<UUID> blocks = Arrays.stream((String[]) rs.getArray("requeued_blocks").getArray())
-                .map(UUID::fromString).toList();
-        return new Failed(rs.getInt("failed"), rs.getInt("requeued"), blocks);
-    }
 
     /** Releases orphaned claims; answers the function block of each released job. */
     List<UUID> releaseOrphans(UUID workerId, Collection<UUID> listed, Duration grace) {

@@ -24,11 +24,13 @@ class JobLeases implements HeldJobs {
     private final JobLeaseStore store;
     private final JobProperties properties;
     private final JobSignals signals;
+    private final JobMetrics metrics;
 
-    JobLeases(JobLeaseStore store, JobProperties properties, JobSignals signals) {
+    JobLeases(JobLeaseStore store, JobProperties properties, JobSignals signals, JobMetrics metrics) {
         this.store = store;
         this.properties = properties;
         this.signals = signals;
+        this.metrics = metrics;
     }
 
     @Override
@@ -36,11 +38,14 @@ class JobLeases implements HeldJobs {
     public int takeFrom(Collection<UUID> workerIds, WorkerLoss reason) {
         String message = reason == WorkerLoss.WORKER_DELETED ? "the worker holding the job was deleted"
                 : "the worker holding the job went OFFLINE";
+        FailureReason failure = FailureReason.valueOf(reason.name());
         int total = 0;
         JobLeaseStore.Failed batch;
         do {
             batch = store.failHeldBy(workerIds, reason.name(), message, BATCH);
             signals.pendingAgain(batch.requeuedBlocks());
+            metrics.takenBack(failure, batch);
+            batch.log(log, failure);
             total += batch.total();
         } while (batch.total() == BATCH);
         return total;
@@ -58,6 +63,7 @@ class JobLeases implements HeldJobs {
         // listed but no longer held (failed, re-queued, cancelled, reassigned): the worker must stop it
         extended.forEach(stop::remove);
         List<UUID> released = store.releaseOrphans(workerId, activeJobIds, properties.orphanGrace());
+        metrics.released(released.size());
         if (!released.isEmpty()) {
             log.info("Worker {} did not know of {} claims: released to PENDING", workerId, released.size());
             signals.pendingAgain(released);

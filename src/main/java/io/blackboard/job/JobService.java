@@ -34,12 +34,14 @@ class JobService {
     private final JsonMapper json;
     private final JobSignals signals;
     private final Schemas schemas;
+    private final JobMetrics metrics;
 
-    JobService(JobStore store, JsonMapper json, JobSignals signals, Schemas schemas) {
+    JobService(JobStore store, JsonMapper json, JobSignals signals, Schemas schemas, JobMetrics metrics) {
         this.schemas = schemas;
         this.store = store;
         this.json = json;
         this.signals = signals;
+        this.metrics = metrics;
     }
 
     /**
@@ -63,8 +65,9 @@ class JobService {
         }
         Map<UUID, JobView> found = store.findMany(new LinkedHashSet<>(ids)).stream()
                 .collect(Collectors.toMap(JobView::id, Function.identity()));
+        metrics.created(inserted);
         if (inserted > 0) {
-            log.debug("Created {} jobs", inserted);
+            log.debug("Created {} jobs: {}", inserted, ids);
             signals.pending(signalsFor(jobs, ids, rows));
         }
         return new Created(ids.stream().map(found::get).toList(), inserted);
@@ -167,6 +170,7 @@ class JobService {
     @Transactional
     JobView cancel(UUID id) {
         if (store.cancel(id)) {
+            metrics.cancelled();
             log.info("Job {} cancelled", id);
             return find(id);
         }

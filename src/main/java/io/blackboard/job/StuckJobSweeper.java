@@ -24,12 +24,15 @@ class StuckJobSweeper implements Sweeper {
     private final JobProperties properties;
     private final TransactionTemplate tx;
     private final JobSignals signals;
+    private final JobMetrics metrics;
 
-    StuckJobSweeper(JobLeaseStore store, JobProperties properties, TransactionTemplate tx, JobSignals signals) {
+    StuckJobSweeper(JobLeaseStore store, JobProperties properties, TransactionTemplate tx, JobSignals signals,
+            JobMetrics metrics) {
         this.store = store;
         this.properties = properties;
         this.tx = tx;
         this.signals = signals;
+        this.metrics = metrics;
     }
 
     @Override
@@ -50,6 +53,8 @@ class StuckJobSweeper implements Sweeper {
         do {
             batch = tx.execute(status -> store.failStuck(JobLeases.BATCH));
             signals.pendingAgain(batch.requeuedBlocks());
+            metrics.takenBack(FailureReason.STUCK_TIMEOUT, batch);
+            batch.log(log, FailureReason.STUCK_TIMEOUT);
             failed += batch.failed();
             requeued += batch.requeued();
         } while (batch.total() == JobLeases.BATCH);

@@ -1,5 +1,10 @@
 package io.blackboard.job;
 
+import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.media.Content;
+import io.swagger.v3.oas.annotations.media.ExampleObject;
+import io.swagger.v3.oas.annotations.responses.ApiResponse;
+import io.swagger.v3.oas.annotations.tags.Tag;
 import jakarta.validation.Valid;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
@@ -18,6 +23,7 @@ import org.springframework.web.bind.annotation.RestController;
 
 /** The worker's endpoints (seed 001): poll for jobs, push results. */
 @RestController
+@Tag(name = "Jobs: worker", description = "Claim jobs and push their results (the worker SDK)")
 class WorkerJobController {
 
     private final ClaimService claims;
@@ -26,12 +32,35 @@ class WorkerJobController {
         this.claims = claims;
     }
 
+    @Operation(summary = "Poll: claim jobs", description = "Atomically claims up to limit PENDING jobs of the "
+            + "given function blocks (default: all the worker registered) whose selector its labels contain, in "
+            + "priority then FIFO order, never past its concurrency. Only an ONLINE worker with directive RUN gets "
+            + "jobs. With waitMs it waits for one to appear; [] when none did.")
+    @ApiResponse(responseCode = "200", description = "The claimed jobs, each with its attempt and deadline")
+    @ApiResponse(responseCode = "404", description = "No such worker (unknown or deleted): register again")
+    @ApiResponse(responseCode = "422", description = "A functionBlockId the worker has not registered")
+    @io.swagger.v3.oas.annotations.parameters.RequestBody(content = @Content(examples = @ExampleObject(value = """
+            {"workerId": "01a2011d-6ef8-77fd-9a3c-2b4e1f0a7c55", "limit": 1, "waitMs": 20000}""")))
     @PostMapping("/blackboard/job")
     @PreAuthorize("@workerAccess.mayActAs(#request.workerId())")
     List<JobView> poll(@Valid @RequestBody PollRequest request) throws InterruptedException {
         return claims.poll(request);
     }
 
+    @Operation(summary = "Push a result", description = "Only the worker holding the job, at its live attempt, "
+            + "may push. The same push again is 200; anything else for a job no longer this worker's live claim is "
+            + "409 with the job's state (jobStatus, attempt, outcome, failureReason) and changes nothing.")
+    @ApiResponse(responseCode = "200", description = "The pushed job")
+    @ApiResponse(responseCode = "404", description = "No such job")
+    @ApiResponse(responseCode = "409", description = "Not this worker's live claim, or already pushed otherwise")
+    @ApiResponse(responseCode = "422", description = "result does not match the block's resultDataJsonSchema")
+    @io.swagger.v3.oas.annotations.parameters.RequestBody(content = @Content(examples = {
+        @ExampleObject(name = "success", value = """
+                {"jobId": "01a20125-34eb-7000-8a3e-3c1f5e0b9d21", "workerId": "01a2011d-6ef8-77fd-9a3c-2b4e1f0a7c55",
+                 "attempt": 1, "status": "SUCCESS", "result": {"lines": 120}}"""),
+        @ExampleObject(name = "failure", value = """
+                {"jobId": "01a20125-34eb-7000-8a3e-3c1f5e0b9d21", "workerId": "01a2011d-6ef8-77fd-9a3c-2b4e1f0a7c55",
+                 "attempt": 1, "status": "FAILURE", "error": {"message": "device refused the session"}}""")}))
     @PostMapping("/blackboard/job/result")
     @PreAuthorize("@workerAccess.mayActAs(#request.workerId())")
     JobView push(@Valid @RequestBody PushRequest request) {
@@ -39,12 +68,14 @@ class WorkerJobController {
     }
 
     /** Many pushes of one worker at once; each item is answered with its own status. */
+    @Operation(summary = "Push many results at once", description = "One worker's pushes in one transaction; each item is answered with its own status, as a single push would be.")
     @PostMapping("/blackboard/job/results")
     @PreAuthorize("@workerAccess.mayActAsAll(#requests.![workerId()])")
     List<PushOutcome> pushBatch(@RequestBody @Size(min = 1, max = 1000) List<@Valid @NotNull PushRequest> requests) {
         return claims.pushBatch(requests);
     }
 
+    @Operation(summary = "A worker's jobs", description = "Most recently claimed first; status= filters (any case).")
     @GetMapping("/workers/{id}/jobs")
     List<JobView> ofWorker(@PathVariable UUID id, @RequestParam(required = false) @Nullable String status,
             @RequestParam(defaultValue = "100") @Min(1) @Max(1000) int limit) {

@@ -1,5 +1,10 @@
 package io.blackboard.platform;
 
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import java.lang.reflect.Method;
+import java.lang.reflect.RecordComponent;
 import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -19,11 +24,13 @@ class SweeperScheduler implements SmartLifecycle {
     private static final Logger log = LoggerFactory.getLogger(SweeperScheduler.class);
 
     private final List<Sweeper> sweepers;
+    private final MeterRegistry registry;
     private final SimpleAsyncTaskScheduler scheduler = new SimpleAsyncTaskScheduler();
     private volatile boolean running;
 
-    SweeperScheduler(List<Sweeper> sweepers) {
+    SweeperScheduler(List<Sweeper> sweepers, MeterRegistry registry) {
         this.sweepers = sweepers;
+        this.registry = registry;
         scheduler.setVirtualThreads(true);
         scheduler.setThreadNamePrefix("sweeper-");
     }
@@ -37,13 +44,47 @@ class SweeperScheduler implements SmartLifecycle {
         running = true;
     }
 
-    private void run(Sweeper sweeper) {
+    /** One pass, timed ({@code blackboard.sweeper.runs}) and its counts added to {@code blackboard.sweeper.rows}. */
+    void run(Sweeper sweeper) {
+        Timer.Sample sample = Timer.start(registry);
+        String outcome = "error";
         try {
             Object result = sweeper.runOnce();
+            outcome = "success";
+            count(sweeper.name(), result);
             log.debug("Sweeper {}: {}", sweeper.name(), result);
         } catch (RuntimeException e) {
             // the next interval tries again; a database outage must not kill the schedule
             log.warn("Sweeper {} failed: {}", sweeper.name(), e.toString());
+        } finally {
+            sample.stop(Timer.builder("blackboard.sweeper.runs").description("Sweeper passes and their duration")
+                    .tag("sweeper", sweeper.name()).tag("outcome", outcome).register(registry));
+        }
+    }
+
+    /**
+     * Sweepers answer a record of counts ({@code Result(offline, unreachable, ...)}); each
+     * component becomes the {@code change} tag. Read reflectively so the {@link Sweeper}
+     * contract stays one method that returns what it did.
+     */
+    private void count(String sweeper, Object result) {
+        if (result == null || !result.getClass().isRecord()) {
+            return;
+        }
+        for (RecordComponent component : result.getClass().getRecordComponents()) {
+            if (component.getType() != int.class && component.getType() != long.class) {
+                continue;
+            }
+            try {
+                Method accessor = component.getAccessor();
+                accessor.setAccessible(true); // results are package-private records of their feature
+                long rows = ((Number) accessor.invoke(result)).longValue();
+                Counter.builder("blackboard.sweeper.rows").description("Rows the sweepers changed")
+                        .tag("sweeper", sweeper).tag("change", component.getName()).register(registry)
+                        .increment(rows);
+            } catch (ReflectiveOperationException | RuntimeException e) {
+                log.debug("Sweeper {}: cannot read {} of {}", sweeper, component.getName(), result, e);
+            }
         }
     }
 

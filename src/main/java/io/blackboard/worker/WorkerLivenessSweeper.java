@@ -60,19 +60,23 @@ class WorkerLivenessSweeper implements Sweeper {
             offline += batch.workers();
             jobs += batch.jobs();
         } while (batch.workers() == WorkerService.BATCH);
-        int unreachable = tx.execute(status -> store.markUnreachable(properties.unreachableThreshold()));
-        int deleted = workers.deleteOffline(properties.offlineDeleteThreshold());
-        Result result = new Result(offline, jobs, unreachable, deleted);
-        if (offline + unreachable + deleted > 0) {
-            log.info("Worker liveness: {} OFFLINE ({} held jobs taken back), {} UNREACHABLE, {} deleted",
-                    offline, jobs, unreachable, deleted);
+        List<UUID> unreachable = tx.execute(status -> store.markUnreachable(properties.unreachableThreshold()));
+        if (!unreachable.isEmpty()) {
+            log.warn("Workers UNREACHABLE (no ping for {}; they keep their jobs): {}",
+                    properties.unreachableThreshold(), unreachable);
         }
-        return result;
+        // deleteOffline logs the deletions; HeldJobs logs each job it took
+        int deleted = workers.deleteOffline(properties.offlineDeleteThreshold());
+        return new Result(offline, jobs, unreachable.size(), deleted);
     }
 
     private Batch markOfflineBatch() {
         List<UUID> ids = store.markOffline(properties.offlineThreshold(), WorkerService.BATCH);
         int jobs = ids.isEmpty() ? 0 : heldJobs.takeFrom(ids, WorkerLoss.WORKER_OFFLINE);
+        if (!ids.isEmpty()) {
+            log.warn("Workers OFFLINE (no ping for {}; {} held jobs taken back): {}", properties.offlineThreshold(),
+                    jobs, ids);
+        }
         return new Batch(ids.size(), jobs);
     }
 }

@@ -10,7 +10,8 @@ import org.springframework.validation.annotation.Validated;
 
 /**
  * Worker liveness settings, bound from WORKER_* variables in application.yml. Plain
- * numbers are milliseconds; values like {@code 2m} work too.
+ * numbers are milliseconds; values like {@code 2m} work too. {@code deafAfter}: an ONLINE
+ * worker that has not polled for this long while jobs it could take wait is flagged deaf.
  */
 @Validated
 @ConfigurationProperties("blackboard.worker")
@@ -19,13 +20,15 @@ record WorkerProperties(
         @NotNull @DurationUnit(ChronoUnit.MILLIS) Duration offlineThreshold,
         @NotNull @DurationUnit(ChronoUnit.MILLIS) Duration offlineDeleteThreshold,
         @NotNull @DurationUnit(ChronoUnit.MILLIS) Duration checkInterval,
-        @NotNull @DurationUnit(ChronoUnit.MILLIS) Duration pingInterval) {
+        @NotNull @DurationUnit(ChronoUnit.MILLIS) Duration pingInterval,
+        @NotNull @DurationUnit(ChronoUnit.MILLIS) Duration deafAfter) {
 
     @AssertTrue(message = "thresholds must be positive and cascade: unreachable < offline")
     boolean isCascading() {
         return unreachableThreshold != null && offlineThreshold != null && offlineDeleteThreshold != null
-                && checkInterval != null && pingInterval != null
+                && checkInterval != null && pingInterval != null && deafAfter != null
                 && unreachableThreshold.isPositive() && checkInterval.isPositive() && pingInterval.isPositive()
+                && deafAfter.isPositive()
                 && unreachableThreshold.compareTo(offlineThreshold) < 0 && offlineDeleteThreshold.isPositive();
     }
 }

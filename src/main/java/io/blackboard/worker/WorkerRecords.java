@@ -53,10 +53,3 @@ record DirectiveReply(UUID workerId, Directive directive, WorkerState state, Lis
 
 record CleanupResult(int deleted) {
 }
-
-/** A worker as the registry shows it. */
-record WorkerView(UUID id, String name, String hostname, String ip, Integer pid, String version,
-        Map<String, String> labels, int concurrency, WorkerState state, Directive directive,
-        OffsetDateTime registeredAt, OffsetDateTime lastSeenAt, OffsetDateTime stateChangedAt,
-        OffsetDateTime lastPolledAt, OffsetDateTime deletedAt, long heldJobs) {
-}

@@ -4,6 +4,7 @@ import io.blackboard.platform.Ids;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -128,11 +129,13 @@ public class WorkerService {
 
     @Transactional(readOnly = true)
     WorkerView find(UUID id) {
-        return rows.findById(id).map(this::view).orElseThrow(() -> new WorkerNotFound(id));
+        Set<UUID> deaf = store.deaf(id, properties.deafAfter());
+        return rows.findById(id).map(row -> view(row, deaf)).orElseThrow(() -> new WorkerNotFound(id));
     }
 
+    /** Workers in registration order, deleted ones only when asked, optionally of one state. */
     @Transactional(readOnly = true)
-    List<WorkerView> list(boolean includeDeleted, @Nullable WorkerState state) {
+    public List<WorkerView> list(boolean includeDeleted, @Nullable WorkerState state) {
         List<WorkerRow> found;
         if (state == null) {
             found = includeDeleted ? rows.findAllByOrderByRegisteredAtAscIdAsc()
@@ -141,13 +144,20 @@ public class WorkerService {
             found = includeDeleted ? rows.findByStateOrderByRegisteredAtAscIdAsc(state)
                     : rows.findByStateAndDeletedAtIsNullOrderByRegisteredAtAscIdAsc(state);
         }
-        return found.stream().map(this::view).toList();
+        Set<UUID> deaf = store.deaf(null, properties.deafAfter());
+        return found.stream().map(row -> view(row, deaf)).toList();
     }
 
-    private WorkerView view(WorkerRow row) {
+    /** Live workers by state, and the deaf ones among them. */
+    @Transactional(readOnly = true)
+    public WorkerCensus census() {
+        return new WorkerCensus(store.countByState(), store.deaf(null, properties.deafAfter()).size());
+    }
+
+    private WorkerView view(WorkerRow row, Set<UUID> deaf) {
         return new WorkerView(row.id(), row.name(), row.hostname(), row.ip(), row.pid(), row.version(),
                 json.readValue(row.labels(), LABELS), row.concurrency(), row.state(), row.directive(),
                 row.registeredAt(), row.lastSeenAt(), row.stateChangedAt(), row.lastPolledAt(), row.deletedAt(),
-                row.heldJobs());
+                row.heldJobs(), deaf.contains(row.id()));
     }
 }

@@ -15,7 +15,7 @@ public enum WorkerState {
         };
     }
 
-    static WorkerState parse(String value) {
+    public static WorkerState parse(String value) {
         for (WorkerState state : values()) {
             if (state.name().equalsIgnoreCase(value)) {
                 return state;

@@ -2,10 +2,14 @@ package io.blackboard.worker;
 
 import java.time.Duration;
 import java.time.OffsetDateTime;
+import java.util.EnumMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.UUID;
 import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.lang.Nullable;
 import org.springframework.stereotype.Repository;
 
 /** Every write to the worker table, one guarded statement each, on the database clock. */
@@ -102,6 +106,7 @@ class WorkerStore {
               from due
              where w.id = due.id and w.deleted_at is null and w.state = 'ONLINE'
                and w.last_seen_at < now() - :thresholdMs * interval '1 millisecond'
+            returning w.id
             """;
 
     /** OFFLINE for at least the threshold (zero: every OFFLINE worker): soft-deleted. */
@@ -120,6 +125,41 @@ class WorkerStore {
                and w.state_changed_at <= now() - :thresholdMs * interval '1 millisecond'
             returning w.id
             """;
+
+    /**
+     * Deaf workers: ONLINE with directive RUN and room under their concurrency, pinging but not
+     * polling (nor back ONLINE) for the threshold, while a PENDING job they could take waits at
+     * the head of a queue they serve (the same bounded look as the catalog's routing check).
+     * {@code :id} null means every worker.
+     */
+    static final String WORKER_DEAF = """
+            with silent as materialized (
+                select w.id, w.labels from worker w
+                 where w.deleted_at is null and w.state = 'ONLINE' and w.directive = 'RUN'
+                   and (cast(:id as uuid) is null or w.id = :id)
+                   and greatest(coalesce(w.last_polled_at, w.registered_at), w.state_changed_at)
+                       < now() - :deafAfterMs * interval '1 millisecond'
+                   and (select count(*) from job h where h.worker_id = w.id and h.status = 'POLLED') < w.concurrency)
+            select s.id from silent s
+             cross join lateral (
+                 -- a LIMIT keeps this a nested loop that stops at the first job the worker could take
+                 select 1 from worker_function_block wfb
+                  cross join lateral (
+                      select j.selector from job j
+                       where j.function_block_id = wfb.function_block_id and j.status = 'PENDING'
+                       order by j.priority desc, j.created_at, j.id
+                       limit :window) head
+                  where wfb.worker_id = s.id and head.selector <@ s.labels
+                  limit 1) takeable
+            """;
+
+    /** Live (not deleted) workers by state. */
+    static final String WORKER_COUNT_BY_STATE = """
+            select state, count(*) as workers from worker where deleted_at is null group by state
+            """;
+
+    /** PENDING jobs at the head of each queue that the deafness check looks at. */
+    static final int DEAF_WINDOW = 1000;
 
     private final JdbcClient jdbc;
 
@@ -177,8 +217,23 @@ class WorkerStore {
                 .query(UUID.class).list();
     }
 
-    int markUnreachable(Duration threshold) {
-        return jdbc.sql(WORKER_MARK_UNREACHABLE).param("thresholdMs", threshold.toMillis()).update();
+    List<UUID> markUnreachable(Duration threshold) {
+        return jdbc.sql(WORKER_MARK_UNREACHABLE).param("thresholdMs", threshold.toMillis()).query(UUID.class).list();
+    }
+
+    Set<UUID> deaf(@Nullable UUID id, Duration deafAfter) {
+        return Set.copyOf(jdbc.sql(WORKER_DEAF).param("id", id).param("deafAfterMs", deafAfter.toMillis())
+                .param("window", DEAF_WINDOW).query(UUID.class).list());
+    }
+
+    Map<WorkerState, Long> countByState() {
+        Map<WorkerState, Long> counts = new EnumMap<>(WorkerState.class);
+        for (WorkerState state : WorkerState.values()) {
+            counts.put(state, 0L);
+        }
+        jdbc.sql(WORKER_COUNT_BY_STATE).query((rs, n) -> counts.put(WorkerState.valueOf(rs.getString("state")),
+                rs.getLong("workers"))).list();
+        return counts;
     }
 
     List<UUID> deleteOffline(Duration offlineFor, int batch) {

@@ -1,0 +1,45 @@
+package io.blackboard.operator;
+
+import io.blackboard.worker.WorkerState;
+import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.responses.ApiResponse;
+import io.swagger.v3.oas.annotations.tags.Tag;
+import jakarta.validation.constraints.Max;
+import jakarta.validation.constraints.Min;
+import java.util.List;
+import java.util.UUID;
+import org.springframework.lang.Nullable;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.RequestMapping;
+import org.springframework.web.bind.annotation.RequestParam;
+import org.springframework.web.bind.annotation.RestController;
+
+/** The JSON the dashboard polls, beside {@code GET /function-blocks}. */
+@RestController
+@RequestMapping("/operator")
+@Tag(name = "Operator", description = "The views behind the dashboard at /")
+class OperatorController {
+
+    private final OperatorService operator;
+
+    OperatorController(OperatorService operator) {
+        this.operator = operator;
+    }
+
+    @Operation(summary = "Workers with the function blocks they serve", description = "Live workers in "
+            + "registration order, with flags (deaf) and held jobs; state= filters (any case).")
+    @GetMapping("/workers")
+    List<OperatorWorker> workers(@RequestParam(required = false) @Nullable String state) {
+        return operator.workers(state == null ? null : WorkerState.parse(state));
+    }
+
+    @Operation(summary = "Recent failures", description = "FAILURE jobs, newest first, with block, worker, reason "
+            + "(WORKER_REPORTED, STUCK_TIMEOUT, WORKER_OFFLINE, WORKER_DELETED) and error; reason= and "
+            + "functionBlockId= filter.")
+    @GetMapping("/failures")
+    List<Failure> failures(@RequestParam(required = false) @Nullable String reason,
+            @RequestParam(required = false) @Nullable UUID functionBlockId,
+            @RequestParam(defaultValue = "50") @Min(1) @Max(500) int limit) {
+        return operator.failures(reason, functionBlockId, limit);
+    }
+}

@@ -1,0 +1,48 @@
+package io.blackboard.operator;
+
+import io.blackboard.platform.BadRequest;
+import io.blackboard.worker.WorkerService;
+import io.blackboard.worker.WorkerState;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import org.springframework.lang.Nullable;
+import org.springframework.stereotype.Service;
+import org.springframework.transaction.annotation.Transactional;
+
+/** The dashboard's views: workers with what they serve, and the latest failures. */
+@Service
+class OperatorService {
+
+    /** The failure reasons a filter may name (those of DESIGN.md section 4). */
+    static final Set<String> FAILURE_REASONS = Set.of("WORKER_REPORTED", "STUCK_TIMEOUT", "WORKER_OFFLINE",
+            "WORKER_DELETED");
+
+    private final WorkerService workers;
+    private final OperatorStore store;
+
+    OperatorService(WorkerService workers, OperatorStore store) {
+        this.workers = workers;
+        this.store = store;
+    }
+
+    @Transactional(readOnly = true)
+    List<OperatorWorker> workers(@Nullable WorkerState state) {
+        Map<UUID, List<FunctionBlockRef>> served = store.functionBlocksByWorker();
+        return workers.list(false, state).stream()
+                .map(worker -> new OperatorWorker(worker, served.getOrDefault(worker.id(), List.of())))
+                .toList();
+    }
+
+    @Transactional(readOnly = true)
+    List<Failure> failures(@Nullable String reason, @Nullable UUID functionBlockId, int limit) {
+        String wanted = reason == null ? null : reason.toUpperCase(Locale.ROOT);
+        if (wanted != null && !FAILURE_REASONS.contains(wanted)) {
+            throw new BadRequest("Unknown failure reason '" + reason + "': expected one of "
+                    + FAILURE_REASONS.stream().sorted().toList());
+        }
+        return store.recentFailures(wanted, functionBlockId, limit);
+    }
+}
