@@ -26,7 +26,9 @@ public final class Api {
     }
 
     private static final JsonMapper JSON = JsonMapper.builder().build();
-    private final HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    /** One client for every Api: connections are pooled and kept alive across tests and threads. */
+    private static final HttpClient CLIENT = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(Duration.ofSeconds(5)).build();
     /** Holds every role in the tests' configuration (see src/test/resources/application.properties). */
     public static final String ALL_ROLES = "test-all";
 
@@ -89,7 +91,7 @@ public final class Api {
         request.method(method, body == null ? HttpRequest.BodyPublishers.noBody()
                 : HttpRequest.BodyPublishers.ofString(body));
         try {
-            HttpResponse<String> response = client.send(request.build(), HttpResponse.BodyHandlers.ofString());
+            HttpResponse<String> response = CLIENT.send(request.build(), HttpResponse.BodyHandlers.ofString());
             String raw = response.body();
             String contentType = response.headers().firstValue("Content-Type").orElse("");
             boolean json = contentType.isEmpty() || contentType.contains("json");

@@ -9,6 +9,7 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 
 /**
@@ -21,6 +22,7 @@ final class Engine {
     final Set<UUID> created = ConcurrentHashMap.newKeySet();
     private final Supplier<Api> replicas;
     private final String run = UUID.randomUUID().toString();
+    private final AtomicLong sequence = new AtomicLong();
 
     Engine(Supplier<Api> replicas) {
         this.replicas = replicas;
@@ -33,7 +35,7 @@ final class Engine {
             List<Map<String, Object>> batch = new ArrayList<>();
             for (int i = 0; i < size; i++) {
                 Map<String, Object> job = new HashMap<>(Map.of("functionBlockId", functionBlock, "type", "EXECUTE",
-                        "payload", Map.of("n", done + i), "idempotencyKey", run + "/" + functionBlock + "/" + (done + i)));
+                        "payload", Map.of("n", done + i), "idempotencyKey", run + "/" + sequence.incrementAndGet()));
                 job.putAll(extra);
                 batch.add(job);
             }

@@ -24,7 +24,8 @@ class MultiReplicaIT {
     @BeforeEach
     void startReplicas() {
         for (int i = 0; i < 3; i++) {
-            replicas.add(new Replica("replica-" + i, database, Map.of()).start());
+            // no response is lost here: a generous grace keeps a slow machine from releasing live claims
+            replicas.add(new Replica("replica-" + i, database, Map.of("BLACKBOARD_ORPHAN_GRACE_MS", "30000")).start());
         }
         database.reset();
     }

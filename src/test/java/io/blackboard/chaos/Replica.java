@@ -29,7 +29,7 @@ final class Replica implements AutoCloseable {
             "WORKER_CHECK_INTERVAL", "500",
             "BLACKBOARD_STUCK_JOB_TIMEOUT", "30000",
             "BLACKBOARD_JOB_CHECK_INTERVAL", "500",
-            "BLACKBOARD_ORPHAN_GRACE_MS", "3000",
+            "BLACKBOARD_ORPHAN_GRACE_MS", "10000",
             "BLACKBOARD_POLL_RECHECK_MS", "500");
 
     private final String name;

@@ -78,7 +78,9 @@ final class SimWorker {
 
     /** Claims jobs and never runs them: what a worker holds at the moment it is killed. */
     int claimWithoutRunning(int limit) {
-        return api().post("/blackboard/job", Map.of("workerId", id, "limit", limit)).body().size();
+        Api.Response claimed = api().post("/blackboard/job", Map.of("workerId", id, "limit", limit));
+        claimed.body().valueStream().forEach(job -> active.add(UUID.fromString(job.get("id").asString())));
+        return claimed.body().size();
     }
 
     /** kill -9 of the worker process: nothing more is pushed or pinged. */
@@ -118,13 +120,18 @@ final class SimWorker {
         }
     }
 
+    /**
+     * A job stops counting as held when its push is sent: the server frees its slot on that
+     * push, so holding it until the answer would overlap with the slot's next claim.
+     */
     private void push(List<JsonNode> jobs) {
         if (jobs.isEmpty()) {
             return;
         }
         if (jobs.size() > 1 && ThreadLocalRandom.current().nextBoolean()) {
             List<Map<String, Object>> batch = jobs.stream().map(this::result).toList();
-            Api.Response answer = api().post("/blackboard/job/results", batch);
+            jobs.forEach(job -> active.remove(UUID.fromString(job.get("id").asString())));
+            Api.Response answer = untilAnswered("/blackboard/job/results", batch);
             if (answer.status() == 200) {
                 answer.body().valueStream().forEach(item -> settle(UUID.fromString(item.get("jobId").asString()),
                         item.get("status").asInt()));
@@ -135,8 +142,29 @@ final class SimWorker {
             if (stopped) {
                 return;
             }
-            settle(UUID.fromString(job.get("id").asString()),
-                    api().post("/blackboard/job/result", result(job)).status());
+            UUID id = UUID.fromString(job.get("id").asString());
+            active.remove(id);
+            settle(id, untilAnswered("/blackboard/job/result", result(job)).status());
+        }
+    }
+
+    /**
+     * A push is sent again, to any live replica, until some server answers it: pushes are
+     * idempotent, so a transport error never leaves a finished job unreported.
+     */
+    private Api.Response untilAnswered(String path, Object body) {
+        while (true) {
+            try {
+                Api.Response answer = api().post(path, body);
+                if (answer.status() != 503) {
+                    return answer;
+                }
+            } catch (RuntimeException e) {
+                if (stopped) {
+                    throw e;
+                }
+            }
+            Replica.sleep(100);
         }
     }
 
@@ -151,7 +179,6 @@ final class SimWorker {
         } else if (status == 409) {
             conflicts.incrementAndGet();
         }
-        active.remove(job);
     }
 
     private void heartbeatLoop() {
