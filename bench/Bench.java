@@ -40,14 +40,19 @@ public class Bench {
     static final int BATCH = 50;
     static final int PING_INTERVAL_SEC = 20;
     static final Duration LONG_POLL_TIMEOUT = Duration.ofSeconds(45);
+    static final Duration PING_TIMEOUT = Duration.ofSeconds(10);
     /** Synthetic ids for SQL-inserted rows: far from the server's time-ordered ones. */
     static final long SYNTHETIC_BASE = 0x1000_0000_0000_0000L;
+
+    interface Phase {
+        void run() throws Exception;
+    }
 
     record Worker(String id, String token) {
     }
 
     record Throughput(long jobs, double seconds, Latencies polls, Latencies pushes, long errors, long empty,
-            String cpu) {
+            Cpu.Usage cpu) {
 
         double rate() {
             return jobs / seconds;
@@ -61,13 +66,16 @@ public class Bench {
     final long serverPid;
     final Cpu cpu;
     final Set<String> phases;
+    final boolean noVacuum;
+    final AtomicLong vacuumRuns = new AtomicLong();
     final Map<String, String> blocks = new LinkedHashMap<>();
     final Report report = new Report();
     final AtomicLong synthetic = new AtomicLong(SYNTHETIC_BASE);
     boolean batchPushEndpoint;
     List<String> idleWorkers = List.of();
 
-    Bench(Mode mode, Http http, Sql sql, Path benchDir, long serverPid, Set<String> phases) {
+    Bench(Mode mode, Http http, Sql sql, Path benchDir, long serverPid, Set<String> phases, boolean noVacuum) {
+        this.noVacuum = noVacuum;
         this.mode = mode;
         this.http = http;
         this.sql = sql;
@@ -86,7 +94,7 @@ public class Bench {
         Set<String> phases = Set.of(opt.getOrDefault("phases",
                 "warmup,pgbench,e2e,batch,claim,enqueue,latency,backlog,ping,drift,rss").split(","));
         Bench bench = new Bench(mode, http, sql, Path.of(opt.getOrDefault("bench-dir", "bench")),
-                Long.parseLong(opt.getOrDefault("server-pid", "0")), phases);
+                Long.parseLong(opt.getOrDefault("server-pid", "0")), phases, opt.containsKey("no-vacuum"));
         Thread watchdog = Thread.ofPlatform().daemon().start(() -> {
             try {
                 Thread.sleep(TimeUnit.MINUTES.toMillis(mode == FULL ? 45 : 12));
@@ -108,39 +116,97 @@ public class Bench {
 
     void run() throws Exception {
         setup();
-        if (phases.contains("warmup")) {
-            warmup();
+        report.machine = machine();
+        report.loadBefore = loadAverage();
+        if (!noVacuum && "off".equals(sql.run("show autovacuum"))) {
+            report.vacuumNote = "autovacuum is off on this cluster; the driver stands in for it with its defaults "
+                    + "(checks every 60 s, VACUUM ANALYZE at cost limit 200 / delay 2 ms past the thresholds)";
+            Thread.ofPlatform().daemon().name("autovacuum-stand-in").start(this::autovacuumStandIn);
         }
-        if (phases.contains("pgbench")) {
-            ceiling();
+        List<Map.Entry<String, Phase>> plan = List.of(
+                Map.entry("warmup", this::warmup),
+                Map.entry("pgbench", this::ceiling),
+                Map.entry("e2e", this::endToEnd),
+                Map.entry("batch", this::batched),
+                Map.entry("claim", () -> report.claimPlain = claimLatency("claim, no backlog")),
+                Map.entry("enqueue", this::enqueue),
+                Map.entry("latency", this::longPollLatency),
+                Map.entry("backlog", () -> {
+                    backlog();
+                    report.claimBacklog = claimLatency("claim, 1M backlog");
+                }),
+                Map.entry("ping", this::ping),
+                Map.entry("drift", this::drift),
+                Map.entry("rss", this::rss));
+        for (var phase : plan) {
+            if (!phases.contains(phase.getKey())) {
+                continue;
+            }
+            try {
+                phase.getValue().run();
+            } catch (Exception e) {
+                report.failures.add(phase.getKey() + ": " + e);
+                log("phase %s failed: %s", phase.getKey(), e);
+            }
+            if (serverPid > 0 && ProcessHandle.of(serverPid).map(ProcessHandle::isAlive).orElse(false) == false) {
+                report.failures.add("the server process " + serverPid + " is gone after phase " + phase.getKey()
+                        + "; the table is partial (see the server log)");
+                log("the server process is gone; stopping");
+                break;
+            }
         }
-        if (phases.contains("e2e")) {
-            endToEnd();
+        report.loadAfter = loadAverage();
+        report.vacuumRuns = vacuumRuns.get();
+    }
+
+    /**
+     * What autovacuum would do with PostgreSQL's defaults (naptime 1 min, cost limit 200, cost
+     * delay 2 ms) and the tables' own thresholds, for a cluster that runs without it. Without
+     * it the dead index entries left by claimed jobs pile up and every claim walks them.
+     */
+    void autovacuumStandIn() {
+        while (true) {
+            sleepMs(60_000);
+            try {
+                for (String row : sql.run("""
+                        select s.relname from pg_stat_user_tables s join pg_class c on c.oid = s.relid
+                         where s.relname in ('job', 'job_event', 'worker', 'worker_function_block')
+                           and s.n_dead_tup > 50 + coalesce((select split_part(o, '=', 2)::float from unnest(c.reloptions) o
+                                                  where o like 'autovacuum_vacuum_scale_factor=%'), 0.2) * s.n_live_tup
+                        """).lines().filter(l -> !l.isBlank()).toList()) {
+                    long t0 = System.nanoTime();
+                    sql.run("set vacuum_cost_limit = 200", "set vacuum_cost_delay = '2ms'", "vacuum (analyze) " + row);
+                    vacuumRuns.incrementAndGet();
+                    log("autovacuum stand-in: vacuum analyze %s took %.1f s", row, (System.nanoTime() - t0) / 1e9);
+                }
+            } catch (RuntimeException e) {
+                log("autovacuum stand-in: %s", e.getMessage());
+            }
         }
-        if (phases.contains("batch")) {
-            batched();
-        }
-        if (phases.contains("claim")) {
-            report.claimPlain = claimLatency("claim, no backlog");
-        }
-        if (phases.contains("enqueue")) {
-            enqueue();
-        }
-        if (phases.contains("latency")) {
-            longPollLatency();
-        }
-        if (phases.contains("backlog")) {
-            backlog();
-            report.claimBacklog = claimLatency("claim, 1M backlog");
-        }
-        if (phases.contains("ping")) {
-            ping();
-        }
-        if (phases.contains("drift")) {
-            drift();
-        }
-        if (phases.contains("rss")) {
-            rss();
+    }
+
+    String machine() {
+        String cpuModel = read("/proc/cpuinfo").lines().filter(l -> l.startsWith("model name"))
+                .map(l -> l.substring(l.indexOf(':') + 1).trim()).findFirst().orElse("?");
+        long memKb = read("/proc/meminfo").lines().filter(l -> l.startsWith("MemTotal"))
+                .map(l -> Long.parseLong(l.replaceAll("\\D", ""))).findFirst().orElse(0L);
+        return "%d cores (%s), %.0f GiB; PostgreSQL %s (shared_buffers %s, synchronous_commit %s, autovacuum %s); %s %s"
+                .formatted(Runtime.getRuntime().availableProcessors(), cpuModel, memKb / 1048576.0,
+                        sql.run("show server_version"), sql.run("show shared_buffers"),
+                        sql.run("show synchronous_commit"), sql.run("show autovacuum"),
+                        System.getProperty("java.vm.name"), System.getProperty("java.version"));
+    }
+
+    static String loadAverage() {
+        String[] f = read("/proc/loadavg").split(" ");
+        return f.length < 3 ? "?" : f[0] + " " + f[1] + " " + f[2];
+    }
+
+    static String read(String path) {
+        try {
+            return Files.readString(Path.of(path));
+        } catch (java.io.IOException e) {
+            return "";
         }
     }
 
@@ -150,6 +216,14 @@ public class Bench {
         Worker setup = register("bench-setup", 1);
         blocks.putAll(registerBlocks(setup, "bench.e2e", "bench.raw", "bench.latency", "bench.backlog",
                 "bench.idle", "bench.enqueue", "bench.mixed"));
+        // the workers of claim1_server_sequence.sql: pgbench client n is worker lpad(n, 32, '0')
+        sql.run("""
+                insert into worker (id, name, concurrency)
+                select cast(lpad(i::text, 32, '0') as uuid), 'bench-pgbench-' || i, 1000 from generate_series(0, %1$d) i
+                """.formatted(WORKERS - 1), """
+                insert into worker_function_block (worker_id, function_block_id)
+                select cast(lpad(i::text, 32, '0') as uuid), '%2$s' from generate_series(0, %1$d) i
+                """.formatted(WORKERS - 1, blocks.get("bench.raw")));
         // the backlog's block must be one no worker serves
         require(http.delete("/workers/" + setup.id()), "delete setup worker");
         Http.Response probe = http.post("/blackboard/job/results", "[]");
@@ -229,6 +303,7 @@ public class Bench {
         sql.run("truncate job, job_event");
         report.raw1 = pgbench("claim1.sql", 1, mode.pgbenchSec() * 6_000L + 20_000);
         report.raw50 = pgbench("claim50.sql", 50, mode.pgbenchSec() * 45_000L + 50_000);
+        report.rawServerSequence = pgbench("claim1_server_sequence.sql", 1, mode.pgbenchSec() * 6_000L + 20_000);
         // the server's tests start from the same clean table as pgbench did
         sql.run("truncate job, job_event", "vacuum analyze job");
     }
@@ -236,12 +311,27 @@ public class Bench {
     double pgbench(String script, int perRoundTrip, long jobs) {
         preload("bench.raw", jobs);
         long before = pushed("bench.raw");
-        String out = sql.pgbench(benchDir.resolve(script), WORKERS, mode.pgbenchSec(), "fb=" + blocks.get("bench.raw"));
+        Process pgbench = sql.startPgbench(benchDir.resolve(script), WORKERS, mode.pgbenchSec(),
+                "fb=" + blocks.get("bench.raw"), "fbs={" + blocks.get("bench.raw") + "}", "labels={}");
+        // pgbench's backends end with it: the last sample taken while they live is the measure
+        sleepMs(300);
+        Cpu.Sample first = cpu.sample();
+        Cpu.Sample last = first;
+        while (pgbench.isAlive()) {
+            sleepMs(250);
+            Cpu.Sample s = cpu.sample();
+            if (pgbench.isAlive()) {
+                last = s;
+            }
+        }
+        String out = Sql.finish(pgbench, 60);
         long done = pushed("bench.raw") - before;
         long left = pending("bench.raw");
         double rate = done / (double) mode.pgbenchSec();
-        log("pgbench %s: %d jobs in %ds = %.0f jobs/s (%s); %d left%s", script, done, mode.pgbenchSec(), rate,
-                line(out, "tps"), left, left == 0 ? " -- RAN DRY, figure is a lower bound" : "");
+        Cpu.Usage usage = Cpu.between(first, last);
+        log("pgbench %s: %d jobs in %ds = %.0f jobs/s (%s); %d left%s; %s; postgres %.0f us/job", script, done,
+                mode.pgbenchSec(), rate, line(out, "tps"), left, left == 0 ? " -- RAN DRY, figure is a lower bound" : "",
+                usage, usage.pg() / (rate * usage.seconds()) * 1e6);
         sql.run("delete from job where function_block_id = '%s'".formatted(blocks.get("bench.raw")));
         return rate;
     }
@@ -251,8 +341,8 @@ public class Bench {
         ensurePending("bench.e2e", mode.e2eSec() * 5_000L + 20_000);
         Throughput t = runWorkers(ws, 1, mode.e2eSec());
         report.e2e1 = t;
-        log("e2e 1 per poll: %.0f jobs/s; poll %s; push %s; errors %d, empty polls %d; %s", t.rate(),
-                t.polls().summary(), t.pushes().summary(), t.errors(), t.empty(), t.cpu());
+        log("e2e 1 per poll: %.0f jobs/s; poll %s; push %s; errors %d, empty polls %d; %s; %s", t.rate(),
+                t.polls().summary(), t.pushes().summary(), t.errors(), t.empty(), t.cpu(), t.cpu().per(t.jobs(), "job"));
     }
 
     void batched() {
@@ -261,9 +351,9 @@ public class Bench {
         Throughput t = runWorkers(ws, BATCH, mode.e2eSec());
         report.e2e50 = t;
         report.batchPushEndpoint = batchPushEndpoint;
-        log("e2e %d per poll (%s): %.0f jobs/s; poll %s; push %s; errors %d, empty polls %d; %s", BATCH,
+        log("e2e %d per poll (%s): %.0f jobs/s; poll %s; push %s; errors %d, empty polls %d; %s; %s", BATCH,
                 batchPushEndpoint ? "batch push" : "pushes in parallel", t.rate(), t.polls().summary(),
-                t.pushes().summary(), t.errors(), t.empty(), t.cpu());
+                t.pushes().summary(), t.errors(), t.empty(), t.cpu(), t.cpu().per(t.jobs(), "job"));
     }
 
     /** Each worker polls then pushes, in a loop, for {@code seconds}. */
@@ -300,7 +390,7 @@ public class Bench {
             }
         }
         return new Throughput(jobs.sum(), (System.nanoTime() - start) / 1e9, polls, pushes, errors.sum(),
-                empty.sum(), Cpu.share(cpuStart, cpu.sample()));
+                empty.sum(), Cpu.between(cpuStart, cpu.sample()));
     }
 
     /** Pushes the claimed jobs: one push, the batch endpoint, or (without it) all at once in parallel. */
@@ -401,8 +491,9 @@ public class Bench {
             }
         }
         double rate = jobs.sum() / ((System.nanoTime() - start) / 1e9);
-        log("enqueue %s (%d clients, %d per call): %.0f jobs/s; calls %s; errors %d; %s", what, clients, perCall,
-                rate, calls.summary(), errors.sum(), Cpu.share(cpuStart, cpu.sample()));
+        Cpu.Usage usage = Cpu.between(cpuStart, cpu.sample());
+        log("enqueue %s (%d clients, %d per call): %.0f jobs/s; calls %s; errors %d; %s; %s", what, clients, perCall,
+                rate, calls.summary(), errors.sum(), usage, usage.per(jobs.sum(), "job"));
         return rate;
     }
 
@@ -495,6 +586,8 @@ public class Bench {
     void backlog() {
         long t0 = System.nanoTime();
         preload("bench.backlog", mode.backlog());
+        // the target is claim latency beside a deep queue, not during the checkpoint a bulk load triggers
+        sql.run("checkpoint");
         log("backlog: %d PENDING jobs in a block no worker serves, inserted and vacuumed in %.1f s", mode.backlog(),
                 (System.nanoTime() - t0) / 1e9);
     }
@@ -505,8 +598,9 @@ public class Bench {
         long[] before = hotCounters();
         LongAdder errors = new LongAdder();
         Cpu.Sample cpuStart = cpu.sample();
-        Latencies pings = pinger(idleWorkers, mode.pingSec(), new AtomicBoolean(), errors);
-        String cpuShare = Cpu.share(cpuStart, cpu.sample());
+        Pings result = pinger(idleWorkers, mode.pingSec(), errors);
+        Latencies pings = result.latencies();
+        Cpu.Usage usage = Cpu.between(cpuStart, cpu.sample());
         sleepMs(1500); // table statistics reach pg_stat at most once a second per backend
         long[] after = hotCounters();
         long updates = after[0] - before[0];
@@ -514,9 +608,10 @@ public class Bench {
         report.ping = pings;
         report.hotRatio = updates == 0 ? Double.NaN : hot / (double) updates;
         report.hotDetail = "%d of %d".formatted(hot, updates);
-        log("ping (%d workers every %d s = %.0f/s): %s; errors %d; HOT updates %d of %d; %s", idleWorkers.size(),
-                PING_INTERVAL_SEC, idleWorkers.size() / (double) PING_INTERVAL_SEC, pings.summary(), errors.sum(),
-                hot, updates, cpuShare);
+        report.pingSkipped = result.skipped();
+        log("ping (%d workers every %d s = %.0f/s): %s; errors %d; skipped (previous still out) %d; HOT updates %d "
+                + "of %d; %s; %s", idleWorkers.size(), PING_INTERVAL_SEC, idleWorkers.size() / (double) PING_INTERVAL_SEC,
+                pings.summary(), errors.sum(), result.skipped(), hot, updates, usage, usage.per(pings.count(), "ping"));
     }
 
     List<String> bulkRegister(int n) {
@@ -544,17 +639,24 @@ public class Bench {
         return new long[] {Long.parseLong(row[0]), Long.parseLong(row[1])};
     }
 
+    record Pings(Latencies latencies, long skipped) {
+    }
+
     /**
-     * Each worker pings once per interval, evenly spread. Latency counts from the moment the
-     * ping was due, so a stalled server cannot hide behind a slowed-down driver.
+     * Each worker pings once per interval, evenly spread, with at most one ping of its own in
+     * flight (10 s timeout), as a worker SDK would: a ping due while the last one is still out
+     * is skipped and counted. Latency counts from the moment the ping was due, so a stalled
+     * server cannot hide behind a slowed-down driver.
      */
-    Latencies pinger(List<String> ids, int seconds, AtomicBoolean stop, LongAdder errors) {
+    Pings pinger(List<String> ids, int seconds, LongAdder errors) {
         Latencies pings = new Latencies();
+        LongAdder skipped = new LongAdder();
+        java.util.concurrent.atomic.AtomicIntegerArray inFlight = new java.util.concurrent.atomic.AtomicIntegerArray(ids.size());
         long interval = TimeUnit.SECONDS.toNanos(PING_INTERVAL_SEC) / ids.size();
         long start = System.nanoTime();
         long end = start + TimeUnit.SECONDS.toNanos(seconds);
         try (ExecutorService exec = Executors.newVirtualThreadPerTaskExecutor()) {
-            for (long k = 0; !stop.get(); k++) {
+            for (long k = 0; ; k++) {
                 long due = start + k * interval;
                 if (due >= end) {
                     break;
@@ -563,10 +665,16 @@ public class Bench {
                 if (wait > 0) {
                     LockSupport.parkNanos(wait);
                 }
-                String id = ids.get((int) (k % ids.size()));
+                int worker = (int) (k % ids.size());
+                if (!inFlight.compareAndSet(worker, 0, 1)) {
+                    skipped.increment();
+                    continue;
+                }
                 exec.submit(() -> {
-                    Http.Response r = http.post("/workers/" + id + "/ping", "{\"activeJobIds\":[]}", null, Http.TIMEOUT);
+                    Http.Response r = http.post("/workers/" + ids.get(worker) + "/ping", "{\"activeJobIds\":[]}", null,
+                            PING_TIMEOUT);
                     pings.add(System.nanoTime() - due);
+                    inFlight.set(worker, 0);
                     if (!r.ok()) {
                         errors.increment();
                         complain("ping", r);
@@ -574,7 +682,7 @@ public class Bench {
                 });
             }
         }
-        return pings;
+        return new Pings(pings, skipped.sum());
     }
 
     /**
@@ -641,7 +749,8 @@ public class Bench {
             });
         }
         LongAdder pingErrors = new LongAdder();
-        Latencies pings = pinger(idleWorkers, mode.driftSec(), new AtomicBoolean(), pingErrors);
+        Pings pingResult = pinger(idleWorkers, mode.driftSec(), pingErrors);
+        Latencies pings = pingResult.latencies();
         exec.shutdown();
         if (!exec.awaitTermination(90, TimeUnit.SECONDS)) {
             exec.shutdownNow();
@@ -655,9 +764,10 @@ public class Bench {
         for (double r : rates) {
             series.append("%.0f ".formatted(r));
         }
-        log("drift (%d s, windows of %d s): jobs/s %s; poll %s; push %s; pings %s; errors %d + %d pings; %s",
+        log("drift (%d s, windows of %d s): jobs/s %s; poll %s; push %s; pings %s (%d skipped); errors %d + %d pings; %s",
                 mode.driftSec(), windowNanos / 1_000_000_000L, series.toString().trim(), polls.summary(),
-                pushes.summary(), pings.summary(), errors.sum(), pingErrors.sum(), Cpu.share(cpuStart, cpu.sample()));
+                pushes.summary(), pings.summary(), pingResult.skipped(), errors.sum(), pingErrors.sum(),
+                Cpu.between(cpuStart, cpu.sample()));
         report.driftPing = pings;
     }
 
@@ -783,11 +893,13 @@ public class Bench {
                         java bench/Bench.java --url http://127.0.0.1:PORT --token T --db DB --server-pid PID
                             [--mode quick|full] [--pg-host H] [--pg-port P] [--pg-user U] [--bench-dir bench]
                             [--phases warmup,pgbench,e2e,batch,claim,enqueue,latency,backlog,ping,drift,rss]
-                            [--set warmupSec=30,e2eSec=60,...] [--out FILE]
+                            [--set warmupSec=30,e2eSec=60,...] [--out FILE] [--no-vacuum]
                         Normally started by bench/run.sh, which starts the server and database first.""");
                 System.exit(0);
             }
-            if (args[i].startsWith("--") && i + 1 < args.length) {
+            if (args[i].equals("--no-vacuum")) {
+                opt.put("no-vacuum", "true");
+            } else if (args[i].startsWith("--") && i + 1 < args.length) {
                 opt.put(args[i].substring(2), args[++i]);
             }
         }

@@ -43,20 +43,40 @@ final class Cpu {
                 machineBusy());
     }
 
-    /** "server 80%, driver 60%, postgres 50% (+5% other databases), rest 5%" over the interval. */
-    static String share(Sample a, Sample b) {
-        double seconds = (b.nanos() - a.nanos()) / 1e9;
-        double server = pct(b.server() - a.server(), seconds);
-        double driver = pct(b.driver() - a.driver(), seconds);
-        double pg = pct(delta(a.pgBench(), b.pgBench()), seconds);
-        double pgOther = pct(delta(a.pgOther(), b.pgOther()), seconds);
-        double busy = pct(b.busy() - a.busy(), seconds);
-        return String.format(Locale.ROOT,
-                "CPU (%% of one core, machine has %d): server %.0f%%, postgres %.0f%% (+%.0f%% other postgres), "
-                        + "driver %.0f%%, rest %.0f%%, idle %.0f%%",
-                Runtime.getRuntime().availableProcessors(), server, pg, pgOther, driver,
-                Math.max(0, busy - server - pg - pgOther - driver),
-                Math.max(0, 100.0 * Runtime.getRuntime().availableProcessors() - busy));
+    /** CPU seconds spent in an interval, by whom; {@code busy} is the whole machine's. */
+    record Usage(double seconds, double server, double pg, double pgOther, double driver, double busy) {
+
+        double rest() {
+            return Math.max(0, busy - server - pg - pgOther - driver);
+        }
+
+        @Override
+        public String toString() {
+            int cores = Runtime.getRuntime().availableProcessors();
+            return String.format(Locale.ROOT, "CPU (%% of one core, %d cores): server %.0f%%, postgres %.0f%% "
+                    + "(+%.0f%% other databases), driver %.0f%%, rest of the machine %.0f%%, idle %.0f%%", cores,
+                    pct(server), pct(pg), pct(pgOther), pct(driver), pct(rest()), Math.max(0, 100.0 * cores - pct(busy)));
+        }
+
+        /** CPU microseconds per unit of work (a job, a request) in the server and in PostgreSQL. */
+        String per(long units, String unit) {
+            return units == 0 ? "" : String.format(Locale.ROOT, "server %.0f us/%s, postgres %.0f us/%s",
+                    server / units * 1e6, unit, pg / units * 1e6, unit);
+        }
+
+        private double pct(double cpuSeconds) {
+            return 100 * cpuSeconds / seconds;
+        }
+    }
+
+    static Usage between(Sample a, Sample b) {
+        return new Usage((b.nanos() - a.nanos()) / 1e9, sec(b.server() - a.server()),
+                sec(delta(a.pgBench(), b.pgBench())), sec(delta(a.pgOther(), b.pgOther())),
+                sec(b.driver() - a.driver()), sec(b.busy() - a.busy()));
+    }
+
+    private static double sec(long ticks) {
+        return ticks / 100.0; // USER_HZ is 100 on Linux
     }
 
     /** Ticks spent between the samples by the processes alive at the second one. */
@@ -66,10 +86,6 @@ final class Cpu {
             sum += e.getValue() - before.getOrDefault(e.getKey(), 0L);
         }
         return sum;
-    }
-
-    private static double pct(long ticks, double seconds) {
-        return ticks / 100.0 / seconds * 100; // USER_HZ is 100 on Linux
     }
 
     private static long ticks(long pid) {

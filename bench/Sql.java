@@ -50,8 +50,8 @@ final class Sql {
         return Long.parseLong(run(query).trim());
     }
 
-    /** pgbench with a custom script, prepared statements, as the server's driver uses them. */
-    String pgbench(Path script, int clients, int seconds, String... defines) {
+    /** Starts pgbench with a custom script and prepared statements, as the server's driver uses them. */
+    Process startPgbench(Path script, int clients, int seconds, String... defines) {
         List<String> command = new ArrayList<>(List.of("pgbench", "-n", "-M", "prepared",
                 "-h", host, "-p", port, "-U", user, "-c", Integer.toString(clients), "-j", "2",
                 "-T", Integer.toString(seconds), "-f", script.toString()));
@@ -60,7 +60,32 @@ final class Sql {
             command.add(define);
         }
         command.add(db);
-        return exec(command, seconds + 120);
+        try {
+            return new ProcessBuilder(command).redirectErrorStream(true).start();
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** Waits for a process started here and returns its output; fails when it failed. */
+    static String finish(Process process, int timeoutSeconds) {
+        try {
+            byte[] out = process.getInputStream().readAllBytes();
+            if (!process.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
+                process.destroyForcibly();
+                throw new IllegalStateException("timed out: " + process.info().command().orElse("?"));
+            }
+            String text = new String(out, StandardCharsets.UTF_8);
+            if (process.exitValue() != 0) {
+                throw new IllegalStateException(process.info().command().orElse("?") + " failed: " + text);
+            }
+            return text.trim();
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
     }
 
     private static String exec(List<String> command, int timeoutSeconds) {

@@ -1,7 +1,13 @@
 -- Not the ceiling: the server's own statement sequence for one job, through pgbench, to split
 -- the gap between the server and claim1.sql into "SQL sequence" and "HTTP + Java". The poll is
--- a transaction of ClaimStore.WORKER_POLL then JOB_CLAIM; the push a transaction of JOB_PUSH.
--- Needs worker rows whose ids are lpad(client_id, 32, '0'), serving :fb.
+-- a transaction of ClaimStore.WORKER_POLL then JOB_CLAIM; the push is JOB_PUSH on its own.
+-- Parameterized as the server binds it (block array, labels, limit, concurrency, timeout are
+-- parameters, so PostgreSQL plans the claim afresh on every execution, as it does for the
+-- server). Needs worker rows whose ids are lpad(client_id, 32, '0'), serving :fb; -D fbs={fb}
+-- and -D labels={} on the command line.
+\set lim 1
+\set conc 1000
+\set timeout 720000
 begin;
 update worker w set last_polled_at = now()
  where w.id = cast(lpad(cast(:client_id as text), 32, '0') as uuid) and w.deleted_at is null
@@ -10,23 +16,23 @@ returning w.state, w.directive, w.concurrency, w.labels::text as labels,
                  where worker_id = w.id)::text[] as function_block_ids;
 with picked as materialized (
     select p.id
-      from unnest(cast(array[:fb] as uuid[])) as fb(id)
+      from unnest(cast(:fbs as uuid[])) as fb(id)
       cross join lateral (
           select j.id, j.priority, j.created_at
             from job j
            where j.function_block_id = fb.id and j.status = 'PENDING'
-             and j.selector <@ cast('{}' as jsonb)
+             and j.selector <@ cast(:labels as jsonb)
            order by j.priority desc, j.created_at, j.id
-           limit 1
+           limit :lim
              for update skip locked) p
      order by p.priority desc, p.created_at, p.id
-     limit greatest(0, least(1, 1000 -
+     limit greatest(0, least(:lim, :conc -
            (select count(*) from job h
              where h.worker_id = cast(lpad(cast(:client_id as text), 32, '0') as uuid) and h.status = 'POLLED')))),
 claimed as (
     update job j
        set status = 'POLLED', worker_id = cast(lpad(cast(:client_id as text), 32, '0') as uuid), polled_at = now(),
-           deadline = now() + 720000 * interval '1 millisecond', attempt = j.attempt + 1
+           deadline = now() + :timeout * interval '1 millisecond', attempt = j.attempt + 1
       from picked
      where j.id = picked.id and j.status = 'PENDING'
     returning j.*),
@@ -38,7 +44,6 @@ select coalesce(min(cast(id as text)), '00000000-0000-0000-0000-000000000000') a
   from claimed
 \gset
 commit;
-begin;
 with pushed as (
     update job j
        set status = 'PUSHED', outcome = 'SUCCESS', failure_reason = null,
@@ -51,4 +56,3 @@ events as (
     insert into job_event (job_id, kind, attempt, worker_id, actor, detail)
     select id, 'PUSHED', attempt, worker_id, 'worker', outcome from pushed)
 select count(*) from pushed;
-commit;
