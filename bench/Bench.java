@@ -595,6 +595,14 @@ public class Bench {
     /** 20,000 workers, registered in bulk in SQL, each pinging every 20 s, spread evenly. */
     void ping() {
         idleWorkers = bulkRegister(mode.pingWorkers());
+        // Ramp up, unmeasured: a cold server hit with the full rate at once falls behind, and
+        // every request in flight holds ~70 KB of heap (see BENCHMARKS.md).
+        for (double rate : new double[] {0.1, 0.25, 0.5, 0.75}) {
+            LongAdder rampErrors = new LongAdder();
+            Pings ramp = pinger(idleWorkers, 3, rate, rampErrors);
+            log("ping ramp-up at %.0f/s: %s, errors %d", rate * idleWorkers.size() / PING_INTERVAL_SEC,
+                    ramp.latencies().summary(), rampErrors.sum());
+        }
         long[] before = hotCounters();
         LongAdder errors = new LongAdder();
         Cpu.Sample cpuStart = cpu.sample();
@@ -649,10 +657,15 @@ public class Bench {
      * server cannot hide behind a slowed-down driver.
      */
     Pings pinger(List<String> ids, int seconds, LongAdder errors) {
+        return pinger(ids, seconds, 1.0, errors);
+    }
+
+    /** {@code rate}: the share of the full rate (1 ping per worker per interval) to ping at. */
+    Pings pinger(List<String> ids, int seconds, double rate, LongAdder errors) {
         Latencies pings = new Latencies();
         LongAdder skipped = new LongAdder();
         java.util.concurrent.atomic.AtomicIntegerArray inFlight = new java.util.concurrent.atomic.AtomicIntegerArray(ids.size());
-        long interval = TimeUnit.SECONDS.toNanos(PING_INTERVAL_SEC) / ids.size();
+        long interval = (long) (TimeUnit.SECONDS.toNanos(PING_INTERVAL_SEC) / ids.size() / rate);
         long start = System.nanoTime();
         long end = start + TimeUnit.SECONDS.toNanos(seconds);
         try (ExecutorService exec = Executors.newVirtualThreadPerTaskExecutor()) {
