@@ -122,8 +122,9 @@ class ClaimService {
     /**
      * Lands the holder's result. Pushing the same result again is answered like the first
      * push; anything else for a job that is not this worker's live claim is a conflict.
+     * No transaction: the push is one statement, and what follows a push that changed nothing
+     * only reads, so a transaction would add a BEGIN/COMMIT round trip and nothing else.
      */
-    @Transactional
     JobView push(PushRequest request) {
         requireValidResult(request, store.resultSchemas(List.of(request.jobId())));
         ClaimStore.Push push = toPush(request);

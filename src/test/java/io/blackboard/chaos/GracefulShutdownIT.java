@@ -29,10 +29,9 @@ class GracefulShutdownIT {
             Api api = replica.api();
             List<Future<Api.Response>> polls = new ArrayList<>();
             for (int i = 0; i < 200; i++) {
-                polls.add(pool.submit(() -> api.post("/blackboard/job",
-                        Map.of("workerId", worker.id, "waitMs", 30_000))));
+                polls.add(pool.submit(() -> parkedPoll(api, worker.id)));
             }
-            awaitParked(database, 200);
+            awaitParked(api, 200);
 
             long start = System.nanoTime();
             int exit = replica.terminate(Duration.ofSeconds(30));
@@ -53,18 +52,27 @@ class GracefulShutdownIT {
         }
     }
 
-    /** The parked polls have all been claimed for: each did one empty claim, which stamps last_polled_at. */
-    private static void awaitParked(ChaosDatabase database, int polls) {
-        // a parked poll is invisible to the database; give the 200 requests time to arrive and park
-        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+    /** A long poll as an SDK sends it: a 503 (the pool is busy with the burst) is retried. */
+    private static Api.Response parkedPoll(Api api, UUID workerId) {
+        while (true) {
+            Api.Response response = api.post("/blackboard/job", Map.of("workerId", workerId, "waitMs", 30_000));
+            if (response.status() != 503) {
+                return response;
+            }
+            Replica.sleep(200);
+        }
+    }
+
+    /** Waits until the server's own gauge counts that many parked polls. */
+    private static void awaitParked(Api api, int polls) {
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
         while (System.nanoTime() < deadline) {
-            Replica.sleep(500);
-            if (database.jdbc().sql("select count(*) from worker where last_polled_at is not null")
-                    .query(Long.class).single() > 0) {
-                Replica.sleep(3_000);
+            Api.Response gauge = api.as("test-operator").get("/actuator/metrics/blackboard.parked.polls");
+            if (gauge.status() == 200 && gauge.at("/measurements/0/value").asDouble() >= polls) {
                 return;
             }
+            Replica.sleep(200);
         }
-        throw new AssertionError("polls did not arrive");
+        throw new AssertionError(polls + " polls did not park");
     }
 }

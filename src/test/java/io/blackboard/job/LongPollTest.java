@@ -165,7 +165,7 @@ class LongPollTest extends BlackboardTest {
     void parkedPollsHoldNoDatabaseConnection() throws Exception {
         int pool = dataSource.getMaximumPoolSize();
         for (int i = 0; i < pool * 2; i++) {
-            parkPoll(worker("w" + i, Map.of(), List.of(block("echo", "1.0.0"))), 5_000);
+            parkPoll(worker("w" + i, Map.of(), List.of(block("echo", "1.0.0"))), 30_000);
         }
         awaitParked(pool * 2);
 

@@ -24,7 +24,7 @@ class ParkedPollBoundTest extends BlackboardTest {
         try (ExecutorService pool = Executors.newVirtualThreadPerTaskExecutor()) {
             for (int i = 0; i < 3; i++) {
                 UUID id = worker("w" + i, Map.of(), List.of(block("echo", "1.0.0")));
-                pool.submit(() -> api.post("/blackboard/job", Map.of("workerId", id, "waitMs", 1500)));
+                pool.submit(() -> api.post("/blackboard/job", Map.of("workerId", id, "waitMs", 20_000)));
             }
             LongPollTest.awaitTrue(() -> waiters.parked() == 3, "3 parked polls");
 
@@ -33,6 +33,8 @@ class ParkedPollBoundTest extends BlackboardTest {
             assertProblem(refused, 429, "parked long polls");
             assertThat(refused.headers().firstValue("Retry-After")).hasValue("1");
             assertThat(poll(worker, 1).status()).isEqualTo(200);
+            waiters.stop(); // answer the parked polls now
+            waiters.start();
         }
         assertThat(waiters.parked()).isZero();
     }

@@ -1,0 +1,921 @@
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * The benchmark driver behind bench/run.sh: simulated workers and an engine over HTTP against
+ * a running server, the raw-SQL ceiling with pgbench on the same database, and one table.
+ * Every phase is bounded in time and count. JDK only: {@code java bench/Bench.java --help}.
+ */
+public class Bench {
+
+    /** How long each phase runs. Quick is for development; full is what BENCHMARKS.md shows. */
+    record Mode(String name, int warmupSec, int pgbenchSec, int e2eSec, int enqueueSec, int latencySamples,
+            int claimSec, int backlog, int pingWorkers, int pingSec, int driftSec, int driftWindows,
+            int parkedPolls) {
+    }
+
+    static final Mode QUICK = new Mode("quick", 6, 5, 8, 5, 300, 6, 1_000_000, 20_000, 20, 30, 6, 1000);
+    static final Mode FULL = new Mode("full", 20, 20, 30, 20, 2000, 20, 1_000_000, 20_000, 60, 600, 10, 1000);
+
+    static final int WORKERS = 8;
+    static final int BATCH = 50;
+    static final int PING_INTERVAL_SEC = 20;
+    static final Duration LONG_POLL_TIMEOUT = Duration.ofSeconds(45);
+    static final Duration PING_TIMEOUT = Duration.ofSeconds(10);
+    /** Synthetic ids for SQL-inserted rows: far from the server's time-ordered ones. */
+    static final long SYNTHETIC_BASE = 0x1000_0000_0000_0000L;
+
+    interface Phase {
+        void run() throws Exception;
+    }
+
+    record Worker(String id, String token) {
+    }
+
+    record Throughput(long jobs, double seconds, Latencies polls, Latencies pushes, long errors, long empty,
+            Cpu.Usage cpu) {
+
+        double rate() {
+            return jobs / seconds;
+        }
+    }
+
+    final Mode mode;
+    final Http http;
+    final Sql sql;
+    final Path benchDir;
+    final long serverPid;
+    final Cpu cpu;
+    final Set<String> phases;
+    final boolean noVacuum;
+    final AtomicLong vacuumRuns = new AtomicLong();
+    final Map<String, String> blocks = new LinkedHashMap<>();
+    final Report report = new Report();
+    final AtomicLong synthetic = new AtomicLong(SYNTHETIC_BASE);
+    boolean batchPushEndpoint;
+    List<String> idleWorkers = List.of();
+
+    Bench(Mode mode, Http http, Sql sql, Path benchDir, long serverPid, Set<String> phases, boolean noVacuum) {
+        this.noVacuum = noVacuum;
+        this.mode = mode;
+        this.http = http;
+        this.sql = sql;
+        this.benchDir = benchDir;
+        this.serverPid = serverPid;
+        this.phases = phases;
+        this.cpu = new Cpu(serverPid, sql.db());
+    }
+
+    public static void main(String[] args) throws Exception {
+        Map<String, String> opt = options(args);
+        Mode mode = override("full".equals(opt.getOrDefault("mode", "quick")) ? FULL : QUICK, opt.get("set"));
+        Http http = new Http(opt.getOrDefault("url", "http://127.0.0.1:8080"), opt.getOrDefault("token", "bench"));
+        Sql sql = new Sql(opt.getOrDefault("pg-host", "127.0.0.1"), opt.getOrDefault("pg-port", "5432"),
+                opt.getOrDefault("pg-user", "postgres"), opt.get("db"));
+        Set<String> phases = Set.of(opt.getOrDefault("phases",
+                "warmup,pgbench,e2e,batch,claim,enqueue,latency,backlog,ping,drift,rss").split(","));
+        Bench bench = new Bench(mode, http, sql, Path.of(opt.getOrDefault("bench-dir", "bench")),
+                Long.parseLong(opt.getOrDefault("server-pid", "0")), phases, opt.containsKey("no-vacuum"));
+        Thread watchdog = Thread.ofPlatform().daemon().start(() -> {
+            try {
+                Thread.sleep(TimeUnit.MINUTES.toMillis(mode == FULL ? 45 : 12));
+                System.err.println("bench: over its time budget, giving up");
+                System.exit(3);
+            } catch (InterruptedException e) {
+                // finished in time
+            }
+        });
+        bench.run();
+        String table = bench.report.render(mode.name());
+        System.out.println(table);
+        if (opt.containsKey("out")) {
+            Files.writeString(Path.of(opt.get("out")), table);
+        }
+        watchdog.interrupt();
+        System.exit(0);
+    }
+
+    void run() throws Exception {
+        setup();
+        report.machine = machine();
+        report.loadBefore = loadAverage();
+        if (!noVacuum && "off".equals(sql.run("show autovacuum"))) {
+            report.vacuumNote = "autovacuum is off on this cluster; the driver stands in for it with its defaults "
+                    + "(checks every 60 s, VACUUM ANALYZE at cost limit 200 / delay 2 ms past the thresholds)";
+            Thread.ofPlatform().daemon().name("autovacuum-stand-in").start(this::autovacuumStandIn);
+        }
+        List<Map.Entry<String, Phase>> plan = List.of(
+                Map.entry("warmup", this::warmup),
+                Map.entry("pgbench", this::ceiling),
+                Map.entry("e2e", this::endToEnd),
+                Map.entry("batch", this::batched),
+                Map.entry("claim", () -> report.claimPlain = claimLatency("claim, no backlog")),
+                Map.entry("enqueue", this::enqueue),
+                Map.entry("latency", this::longPollLatency),
+                Map.entry("backlog", () -> {
+                    backlog();
+                    report.claimBacklog = claimLatency("claim, 1M backlog");
+                }),
+                Map.entry("ping", this::ping),
+                Map.entry("drift", this::drift),
+                Map.entry("rss", this::rss));
+        for (var phase : plan) {
+            if (!phases.contains(phase.getKey())) {
+                continue;
+            }
+            try {
+                phase.getValue().run();
+            } catch (Exception e) {
+                report.failures.add(phase.getKey() + ": " + e);
+                log("phase %s failed: %s", phase.getKey(), e);
+            }
+            if (serverPid > 0 && ProcessHandle.of(serverPid).map(ProcessHandle::isAlive).orElse(false) == false) {
+                report.failures.add("the server process " + serverPid + " is gone after phase " + phase.getKey()
+                        + "; the table is partial (see the server log)");
+                log("the server process is gone; stopping");
+                break;
+            }
+        }
+        report.loadAfter = loadAverage();
+        report.vacuumRuns = vacuumRuns.get();
+    }
+
+    /**
+     * What autovacuum would do with PostgreSQL's defaults (naptime 1 min, cost limit 200, cost
+     * delay 2 ms) and the tables' own thresholds, for a cluster that runs without it. Without
+     * it the dead index entries left by claimed jobs pile up and every claim walks them.
+     */
+    void autovacuumStandIn() {
+        while (true) {
+            sleepMs(60_000);
+            try {
+                for (String row : sql.run("""
+                        select s.relname from pg_stat_user_tables s join pg_class c on c.oid = s.relid
+                         where s.relname in ('job', 'job_event', 'worker', 'worker_function_block')
+                           and s.n_dead_tup > 50 + coalesce((select split_part(o, '=', 2)::float from unnest(c.reloptions) o
+                                                  where o like 'autovacuum_vacuum_scale_factor=%'), 0.2) * s.n_live_tup
+                        """).lines().filter(l -> !l.isBlank()).toList()) {
+                    long t0 = System.nanoTime();
+                    sql.run("set vacuum_cost_limit = 200", "set vacuum_cost_delay = '2ms'", "vacuum (analyze) " + row);
+                    vacuumRuns.incrementAndGet();
+                    log("autovacuum stand-in: vacuum analyze %s took %.1f s", row, (System.nanoTime() - t0) / 1e9);
+                }
+            } catch (RuntimeException e) {
+                log("autovacuum stand-in: %s", e.getMessage());
+            }
+        }
+    }
+
+    String machine() {
+        String cpuModel = read("/proc/cpuinfo").lines().filter(l -> l.startsWith("model name"))
+                .map(l -> l.substring(l.indexOf(':') + 1).trim()).findFirst().orElse("?");
+        long memKb = read("/proc/meminfo").lines().filter(l -> l.startsWith("MemTotal"))
+                .map(l -> Long.parseLong(l.replaceAll("\\D", ""))).findFirst().orElse(0L);
+        return "%d cores (%s), %.0f GiB; PostgreSQL %s (shared_buffers %s, synchronous_commit %s, autovacuum %s); %s %s"
+                .formatted(Runtime.getRuntime().availableProcessors(), cpuModel, memKb / 1048576.0,
+                        sql.run("show server_version"), sql.run("show shared_buffers"),
+                        sql.run("show synchronous_commit"), sql.run("show autovacuum"),
+                        System.getProperty("java.vm.name"), System.getProperty("java.version"));
+    }
+
+    static String loadAverage() {
+        String[] f = read("/proc/loadavg").split(" ");
+        return f.length < 3 ? "?" : f[0] + " " + f[1] + " " + f[2];
+    }
+
+    static String read(String path) {
+        try {
+            return Files.readString(Path.of(path));
+        } catch (java.io.IOException e) {
+            return "";
+        }
+    }
+
+    // ---------------------------------------------------------------- setup
+
+    void setup() {
+        Worker setup = register("bench-setup", 1);
+        blocks.putAll(registerBlocks(setup, "bench.e2e", "bench.raw", "bench.latency", "bench.backlog",
+                "bench.idle", "bench.enqueue", "bench.mixed"));
+        // the workers of claim1_server_sequence.sql: pgbench client n is worker lpad(n, 32, '0')
+        sql.run("""
+                insert into worker (id, name, concurrency)
+                select cast(lpad(i::text, 32, '0') as uuid), 'bench-pgbench-' || i, 1000 from generate_series(0, %1$d) i
+                """.formatted(WORKERS - 1), """
+                insert into worker_function_block (worker_id, function_block_id)
+                select cast(lpad(i::text, 32, '0') as uuid), '%2$s' from generate_series(0, %1$d) i
+                """.formatted(WORKERS - 1, blocks.get("bench.raw")));
+        // the backlog's block must be one no worker serves
+        require(http.delete("/workers/" + setup.id()), "delete setup worker");
+        Http.Response probe = http.post("/blackboard/job/results", "[]");
+        batchPushEndpoint = probe.status() != 404;
+        log("setup: function blocks %s; batch push endpoint %s", blocks.keySet(),
+                batchPushEndpoint ? "present (" + probe.status() + ")" : "absent (404)");
+    }
+
+    Worker register(String name, int concurrency) {
+        Http.Response r = require(http.post("/workers/register",
+                "{\"name\":%s,\"concurrency\":%d}".formatted(Json.quote(name), concurrency)), "register");
+        return new Worker(Json.id(r.body()), Json.token(r.body()));
+    }
+
+    Map<String, String> registerBlocks(Worker worker, String... names) {
+        StringBuilder body = new StringBuilder("{\"workerId\":\"" + worker.id() + "\",\"functionBlocks\":[");
+        for (int i = 0; i < names.length; i++) {
+            body.append(i == 0 ? "" : ",").append("{\"name\":\"").append(names[i]).append("\",\"version\":\"1\"}");
+        }
+        Http.Response r = require(http.post("/function-blocks/register", body.append("]}").toString(), worker.token(),
+                Http.TIMEOUT), "register function blocks");
+        return Json.blocks(r.body());
+    }
+
+    List<Worker> workers(int n, String name, int concurrency, String block) {
+        List<Worker> workers = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            Worker w = register(name + "-" + i, concurrency);
+            registerBlocks(w, block);
+            workers.add(w);
+        }
+        return workers;
+    }
+
+    // ---------------------------------------------------------------- data in SQL, for speed
+
+    /** Inserts {@code n} PENDING jobs of a block straight in SQL, in claim order. */
+    void preload(String block, long n) {
+        long base = synthetic.getAndAdd(n);
+        sql.run("""
+                insert into job (id, function_block_id, type, payload, created_at)
+                select cast(lpad(to_hex(%d + i), 32, '0') as uuid), '%s', 'EXECUTE', '{"n": 1}', now()
+                  from generate_series(1, %d) i""".formatted(base, blocks.get(block), n),
+                "vacuum analyze job");
+    }
+
+    long pending(String block) {
+        return sql.count("select count(*) from job where function_block_id = '%s' and status = 'PENDING'"
+                .formatted(blocks.get(block)));
+    }
+
+    long pushed(String block) {
+        return sql.count("select count(*) from job where function_block_id = '%s' and status = 'PUSHED'"
+                .formatted(blocks.get(block)));
+    }
+
+    void ensurePending(String block, long n) {
+        long have = pending(block);
+        if (have < n) {
+            preload(block, n - have);
+        }
+    }
+
+    // ---------------------------------------------------------------- phases
+
+    void warmup() {
+        int half = Math.max(2, mode.warmupSec() / 2);
+        List<Worker> ws = workers(WORKERS, "bench-warmup", 100, "bench.e2e");
+        ensurePending("bench.e2e", 100_000);
+        log("warmup: %.0f jobs/s, 1 per poll", runWorkers(ws, 1, half).rate());
+        log("warmup: %.0f jobs/s, %d per poll", runWorkers(ws, BATCH, half).rate(), BATCH);
+        enqueueSingle(4, 2);
+        enqueueBulk(2, 2);
+    }
+
+    void ceiling() {
+        sql.run("truncate job, job_event");
+        report.raw1 = pgbench("claim1.sql", 1, mode.pgbenchSec() * 6_000L + 20_000);
+        report.raw50 = pgbench("claim50.sql", 50, mode.pgbenchSec() * 45_000L + 50_000);
+        report.rawServerSequence = pgbench("claim1_server_sequence.sql", 1, mode.pgbenchSec() * 6_000L + 20_000);
+        // the server's tests start from the same clean table as pgbench did
+        sql.run("truncate job, job_event", "vacuum analyze job");
+    }
+
+    double pgbench(String script, int perRoundTrip, long jobs) {
+        preload("bench.raw", jobs);
+        long before = pushed("bench.raw");
+        Process pgbench = sql.startPgbench(benchDir.resolve(script), WORKERS, mode.pgbenchSec(),
+                "fb=" + blocks.get("bench.raw"), "fbs={" + blocks.get("bench.raw") + "}", "labels={}");
+        // pgbench's backends end with it: the last sample taken while they live is the measure
+        sleepMs(300);
+        Cpu.Sample first = cpu.sample();
+        Cpu.Sample last = first;
+        while (pgbench.isAlive()) {
+            sleepMs(250);
+            Cpu.Sample s = cpu.sample();
+            if (pgbench.isAlive()) {
+                last = s;
+            }
+        }
+        String out = Sql.finish(pgbench, 60);
+        long done = pushed("bench.raw") - before;
+        long left = pending("bench.raw");
+        double rate = done / (double) mode.pgbenchSec();
+        Cpu.Usage usage = Cpu.between(first, last);
+        log("pgbench %s: %d jobs in %ds = %.0f jobs/s (%s); %d left%s; %s; postgres %.0f us/job", script, done,
+                mode.pgbenchSec(), rate, line(out, "tps"), left, left == 0 ? " -- RAN DRY, figure is a lower bound" : "",
+                usage, usage.pg() / (rate * usage.seconds()) * 1e6);
+        sql.run("delete from job where function_block_id = '%s'".formatted(blocks.get("bench.raw")));
+        return rate;
+    }
+
+    void endToEnd() {
+        List<Worker> ws = workers(WORKERS, "bench-e2e", 100, "bench.e2e");
+        ensurePending("bench.e2e", mode.e2eSec() * 5_000L + 20_000);
+        Throughput t = runWorkers(ws, 1, mode.e2eSec());
+        report.e2e1 = t;
+        log("e2e 1 per poll: %.0f jobs/s; poll %s; push %s; errors %d, empty polls %d; %s; %s", t.rate(),
+                t.polls().summary(), t.pushes().summary(), t.errors(), t.empty(), t.cpu(), t.cpu().per(t.jobs(), "job"));
+    }
+
+    void batched() {
+        List<Worker> ws = workers(WORKERS, "bench-batch", 1000, "bench.e2e");
+        ensurePending("bench.e2e", mode.e2eSec() * 30_000L + 50_000);
+        Throughput t = runWorkers(ws, BATCH, mode.e2eSec());
+        report.e2e50 = t;
+        report.batchPushEndpoint = batchPushEndpoint;
+        log("e2e %d per poll (%s): %.0f jobs/s; poll %s; push %s; errors %d, empty polls %d; %s; %s", BATCH,
+                batchPushEndpoint ? "batch push" : "pushes in parallel", t.rate(), t.polls().summary(),
+                t.pushes().summary(), t.errors(), t.empty(), t.cpu(), t.cpu().per(t.jobs(), "job"));
+    }
+
+    /** Each worker polls then pushes, in a loop, for {@code seconds}. */
+    Throughput runWorkers(List<Worker> ws, int limit, int seconds) {
+        LongAdder jobs = new LongAdder();
+        LongAdder errors = new LongAdder();
+        LongAdder empty = new LongAdder();
+        Latencies polls = new Latencies();
+        Latencies pushes = new Latencies();
+        Cpu.Sample cpuStart = cpu.sample();
+        long start = System.nanoTime();
+        long end = start + TimeUnit.SECONDS.toNanos(seconds);
+        try (ExecutorService exec = Executors.newVirtualThreadPerTaskExecutor()) {
+            for (Worker w : ws) {
+                exec.submit(() -> {
+                    String body = "{\"workerId\":\"%s\",\"limit\":%d}".formatted(w.id(), limit);
+                    while (System.nanoTime() < end) {
+                        long t0 = System.nanoTime();
+                        Http.Response r = http.post("/blackboard/job", body, w.token(), Http.TIMEOUT);
+                        polls.add(System.nanoTime() - t0);
+                        if (!r.ok()) {
+                            errors.increment();
+                            complain("poll", r);
+                            continue;
+                        }
+                        List<Json.Claim> claims = Json.claims(r.body());
+                        if (claims.isEmpty()) {
+                            empty.increment();
+                            continue;
+                        }
+                        jobs.add(pushAll(w, claims, pushes, errors));
+                    }
+                });
+            }
+        }
+        return new Throughput(jobs.sum(), (System.nanoTime() - start) / 1e9, polls, pushes, errors.sum(),
+                empty.sum(), Cpu.between(cpuStart, cpu.sample()));
+    }
+
+    /** Pushes the claimed jobs: one push, the batch endpoint, or (without it) all at once in parallel. */
+    int pushAll(Worker w, List<Json.Claim> claims, Latencies latencies, LongAdder errors) {
+        long t0 = System.nanoTime();
+        int done = 0;
+        if (claims.size() == 1) {
+            done = push(w, claims.getFirst(), errors) ? 1 : 0;
+        } else if (batchPushEndpoint) {
+            StringBuilder body = new StringBuilder("[");
+            for (Json.Claim c : claims) {
+                body.append(body.length() > 1 ? "," : "").append(pushBody(w, c));
+            }
+            Http.Response r = http.post("/blackboard/job/results", body.append(']').toString(), w.token(), Http.TIMEOUT);
+            if (r.ok()) {
+                done = claims.size();
+            } else {
+                errors.increment();
+                complain("batch push", r);
+            }
+        } else {
+            try (ExecutorService exec = Executors.newVirtualThreadPerTaskExecutor()) {
+                List<Future<Boolean>> futures = new ArrayList<>();
+                for (Json.Claim c : claims) {
+                    futures.add(exec.submit(() -> push(w, c, errors)));
+                }
+                for (Future<Boolean> f : futures) {
+                    done += join(f) ? 1 : 0;
+                }
+            }
+        }
+        latencies.add(System.nanoTime() - t0);
+        return done;
+    }
+
+    boolean push(Worker w, Json.Claim c, LongAdder errors) {
+        Http.Response r = http.post("/blackboard/job/result", pushBody(w, c), w.token(), Http.TIMEOUT);
+        if (!r.ok()) {
+            errors.increment();
+            complain("push", r);
+        }
+        return r.ok();
+    }
+
+    static String pushBody(Worker w, Json.Claim c) {
+        return "{\"jobId\":\"%s\",\"workerId\":\"%s\",\"attempt\":%d,\"status\":\"SUCCESS\",\"result\":{\"ok\":true}}"
+                .formatted(c.id(), w.id(), c.attempt());
+    }
+
+    String jobBody(String block) {
+        return "{\"functionBlockId\":\"%s\",\"type\":\"EXECUTE\",\"payload\":{\"n\":1}}".formatted(blocks.get(block));
+    }
+
+    String jobsBody(String block, int n) {
+        String one = jobBody(block);
+        StringBuilder body = new StringBuilder(n * (one.length() + 1) + 2).append('[');
+        for (int i = 0; i < n; i++) {
+            body.append(i == 0 ? "" : ",").append(one);
+        }
+        return body.append(']').toString();
+    }
+
+    void enqueue() {
+        report.enqueueSingle = enqueueSingle(16, mode.enqueueSec());
+        report.enqueueBulk = enqueueBulk(4, mode.enqueueSec());
+    }
+
+    double enqueueSingle(int clients, int seconds) {
+        return enqueueLoop("single", clients, seconds, jobBody("bench.enqueue"), 1);
+    }
+
+    double enqueueBulk(int clients, int seconds) {
+        return enqueueLoop("bulk", clients, seconds, jobsBody("bench.enqueue", 1000), 1000);
+    }
+
+    double enqueueLoop(String what, int clients, int seconds, String body, int perCall) {
+        LongAdder jobs = new LongAdder();
+        LongAdder errors = new LongAdder();
+        Latencies calls = new Latencies();
+        Cpu.Sample cpuStart = cpu.sample();
+        long start = System.nanoTime();
+        long end = start + TimeUnit.SECONDS.toNanos(seconds);
+        try (ExecutorService exec = Executors.newVirtualThreadPerTaskExecutor()) {
+            for (int c = 0; c < clients; c++) {
+                exec.submit(() -> {
+                    while (System.nanoTime() < end) {
+                        long t0 = System.nanoTime();
+                        Http.Response r = http.post("/blackboard/jobs", body);
+                        calls.add(System.nanoTime() - t0);
+                        if (r.status() == 201) {
+                            jobs.add(perCall);
+                        } else {
+                            errors.increment();
+                            complain("enqueue", r);
+                        }
+                    }
+                });
+            }
+        }
+        double rate = jobs.sum() / ((System.nanoTime() - start) / 1e9);
+        Cpu.Usage usage = Cpu.between(cpuStart, cpu.sample());
+        log("enqueue %s (%d clients, %d per call): %.0f jobs/s; calls %s; errors %d; %s; %s", what, clients, perCall,
+                rate, calls.summary(), errors.sum(), usage, usage.per(jobs.sum(), "job"));
+        return rate;
+    }
+
+    /**
+     * Workers parked in long polls; the engine creates one job at a time and times it from just
+     * before the create request to the moment a poll returns it.
+     */
+    void longPollLatency() throws Exception {
+        List<Worker> ws = workers(WORKERS, "bench-latency", 1, "bench.latency");
+        Map<String, CompletableFuture<Long>> arrivals = new ConcurrentHashMap<>();
+        AtomicBoolean done = new AtomicBoolean();
+        LongAdder errors = new LongAdder();
+        long hardEnd = System.nanoTime() + TimeUnit.SECONDS.toNanos(mode.latencySamples() / 10 + 60);
+        ExecutorService exec = Executors.newVirtualThreadPerTaskExecutor();
+        for (Worker w : ws) {
+            exec.submit(() -> {
+                String body = "{\"workerId\":\"%s\",\"limit\":1,\"waitMs\":30000}".formatted(w.id());
+                while (!done.get() && System.nanoTime() < hardEnd) {
+                    Http.Response r = http.post("/blackboard/job", body, w.token(), LONG_POLL_TIMEOUT);
+                    long now = System.nanoTime();
+                    if (!r.ok()) {
+                        errors.increment();
+                        complain("long poll", r);
+                        sleepMs(10);
+                        continue;
+                    }
+                    for (Json.Claim c : Json.claims(r.body())) {
+                        arrivals.computeIfAbsent(c.id(), id -> new CompletableFuture<>()).complete(now);
+                        push(w, c, errors);
+                    }
+                }
+            });
+        }
+        sleepMs(1000); // let them park
+        Latencies delivery = new Latencies();
+        Latencies create = new Latencies();
+        int lost = 0;
+        for (int i = 0; i < mode.latencySamples() && System.nanoTime() < hardEnd; i++) {
+            sleepMs(ThreadLocalRandom.current().nextInt(2, 12)); // no lock-step with any re-check period
+            long t0 = System.nanoTime();
+            Http.Response r = http.post("/blackboard/jobs", jobBody("bench.latency"));
+            create.add(System.nanoTime() - t0);
+            if (r.status() != 201) {
+                errors.increment();
+                complain("create", r);
+                continue;
+            }
+            try {
+                long t1 = arrivals.computeIfAbsent(Json.id(r.body()), id -> new CompletableFuture<>())
+                        .get(35, TimeUnit.SECONDS);
+                delivery.add(t1 - t0);
+            } catch (java.util.concurrent.TimeoutException e) {
+                lost++;
+            }
+        }
+        done.set(true);
+        for (int i = 0; i < ws.size(); i++) { // wake the parked polls so they end
+            http.post("/blackboard/jobs", jobBody("bench.latency"));
+        }
+        exec.shutdown();
+        if (!exec.awaitTermination(40, TimeUnit.SECONDS)) {
+            exec.shutdownNow();
+        }
+        report.delivery = delivery;
+        log("long-poll delivery: %s; create %s; not delivered in 35 s: %d; errors %d", delivery.summary(),
+                create.summary(), lost, errors.sum());
+    }
+
+    /** Poll latency of a light closed loop (2 workers, poll 1 then push), the queue never empty. */
+    Latencies claimLatency(String label) {
+        List<Worker> ws = workers(2, "bench-claim", 10, "bench.e2e");
+        ensurePending("bench.e2e", mode.claimSec() * 3_000L + 20_000);
+        Throughput t = runWorkers(ws, 1, mode.claimSec());
+        String plan = explainClaim(ws.getFirst().id());
+        long others = sql.count("select count(*) from job where status = 'PENDING' and function_block_id <> '%s'"
+                .formatted(blocks.get("bench.e2e")));
+        log("%s: poll %s (%.0f jobs/s, errors %d); PENDING in other blocks: %d; EXPLAIN: %s", label,
+                t.polls().summary(), t.rate(), t.errors(), others, plan);
+        return t.polls();
+    }
+
+    /** The claim statement under EXPLAIN (ANALYZE, BUFFERS), rolled back: time and buffers touched. */
+    String explainClaim(String workerId) {
+        String out = sql.runFile(benchDir.resolve("claim_explain.sql"), "fb=" + blocks.get("bench.e2e"),
+                "wid=" + workerId);
+        String buffers = out.lines().filter(l -> l.contains("Buffers:")).findFirst().orElse("?").trim();
+        return line(out, "Execution Time") + ", " + buffers;
+    }
+
+    void backlog() {
+        long t0 = System.nanoTime();
+        preload("bench.backlog", mode.backlog());
+        // the target is claim latency beside a deep queue, not during the checkpoint a bulk load triggers
+        sql.run("checkpoint");
+        log("backlog: %d PENDING jobs in a block no worker serves, inserted and vacuumed in %.1f s", mode.backlog(),
+                (System.nanoTime() - t0) / 1e9);
+    }
+
+    /** 20,000 workers, registered in bulk in SQL, each pinging every 20 s, spread evenly. */
+    void ping() {
+        idleWorkers = bulkRegister(mode.pingWorkers());
+        // Ramp up, unmeasured: a cold server hit with the full rate at once falls behind, and
+        // every request in flight holds ~70 KB of heap (see BENCHMARKS.md).
+        for (double rate : new double[] {0.1, 0.25, 0.5, 0.75}) {
+            LongAdder rampErrors = new LongAdder();
+            Pings ramp = pinger(idleWorkers, 3, rate, rampErrors);
+            log("ping ramp-up at %.0f/s: %s, errors %d", rate * idleWorkers.size() / PING_INTERVAL_SEC,
+                    ramp.latencies().summary(), rampErrors.sum());
+        }
+        long[] before = hotCounters();
+        LongAdder errors = new LongAdder();
+        Cpu.Sample cpuStart = cpu.sample();
+        Pings result = pinger(idleWorkers, mode.pingSec(), errors);
+        Latencies pings = result.latencies();
+        Cpu.Usage usage = Cpu.between(cpuStart, cpu.sample());
+        sleepMs(1500); // table statistics reach pg_stat at most once a second per backend
+        long[] after = hotCounters();
+        long updates = after[0] - before[0];
+        long hot = after[1] - before[1];
+        report.ping = pings;
+        report.hotRatio = updates == 0 ? Double.NaN : hot / (double) updates;
+        report.hotDetail = "%d of %d".formatted(hot, updates);
+        report.pingSkipped = result.skipped();
+        log("ping (%d workers every %d s = %.0f/s): %s; errors %d; skipped (previous still out) %d; HOT updates %d "
+                + "of %d; %s; %s", idleWorkers.size(), PING_INTERVAL_SEC, idleWorkers.size() / (double) PING_INTERVAL_SEC,
+                pings.summary(), errors.sum(), result.skipped(), hot, updates, usage, usage.per(pings.count(), "ping"));
+    }
+
+    List<String> bulkRegister(int n) {
+        long base = synthetic.getAndAdd(n);
+        sql.run("""
+                insert into worker (id, name, concurrency)
+                select cast(lpad(to_hex(%1$d + i), 32, '0') as uuid), 'bench-idle-' || i, 1
+                  from generate_series(1, %2$d) i""".formatted(base, n), """
+                insert into worker_function_block (worker_id, function_block_id)
+                select cast(lpad(to_hex(%1$d + i), 32, '0') as uuid), '%3$s'
+                  from generate_series(1, %2$d) i""".formatted(base, n, blocks.get("bench.idle")),
+                "vacuum analyze worker", "vacuum analyze worker_function_block");
+        List<String> ids = new ArrayList<>(n);
+        for (long i = 1; i <= n; i++) {
+            String hex = "%032x".formatted(base + i);
+            ids.add(hex.substring(0, 8) + "-" + hex.substring(8, 12) + "-" + hex.substring(12, 16) + "-"
+                    + hex.substring(16, 20) + "-" + hex.substring(20));
+        }
+        return ids;
+    }
+
+    long[] hotCounters() {
+        String[] row = sql.run("select n_tup_upd, n_tup_hot_upd from pg_stat_user_tables where relname = 'worker'")
+                .split("\\|");
+        return new long[] {Long.parseLong(row[0]), Long.parseLong(row[1])};
+    }
+
+    record Pings(Latencies latencies, long skipped) {
+    }
+
+    /**
+     * Each worker pings once per interval, evenly spread, with at most one ping of its own in
+     * flight (10 s timeout), as a worker SDK would: a ping due while the last one is still out
+     * is skipped and counted. Latency counts from the moment the ping was due, so a stalled
+     * server cannot hide behind a slowed-down driver.
+     */
+    Pings pinger(List<String> ids, int seconds, LongAdder errors) {
+        return pinger(ids, seconds, 1.0, errors);
+    }
+
+    /** {@code rate}: the share of the full rate (1 ping per worker per interval) to ping at. */
+    Pings pinger(List<String> ids, int seconds, double rate, LongAdder errors) {
+        Latencies pings = new Latencies();
+        LongAdder skipped = new LongAdder();
+        java.util.concurrent.atomic.AtomicIntegerArray inFlight = new java.util.concurrent.atomic.AtomicIntegerArray(ids.size());
+        long interval = (long) (TimeUnit.SECONDS.toNanos(PING_INTERVAL_SEC) / ids.size() / rate);
+        long start = System.nanoTime();
+        long end = start + TimeUnit.SECONDS.toNanos(seconds);
+        try (ExecutorService exec = Executors.newVirtualThreadPerTaskExecutor()) {
+            for (long k = 0; ; k++) {
+                long due = start + k * interval;
+                if (due >= end) {
+                    break;
+                }
+                long wait = due - System.nanoTime();
+                if (wait > 0) {
+                    LockSupport.parkNanos(wait);
+                }
+                int worker = (int) (k % ids.size());
+                if (!inFlight.compareAndSet(worker, 0, 1)) {
+                    skipped.increment();
+                    continue;
+                }
+                exec.submit(() -> {
+                    Http.Response r = http.post("/workers/" + ids.get(worker) + "/ping", "{\"activeJobIds\":[]}", null,
+                            PING_TIMEOUT);
+                    pings.add(System.nanoTime() - due);
+                    inFlight.set(worker, 0);
+                    if (!r.ok()) {
+                        errors.increment();
+                        complain("ping", r);
+                    }
+                });
+            }
+        }
+        return new Pings(pings, skipped.sum());
+    }
+
+    /**
+     * A steady mixed load: the engine writes batches of 100 (at most 20,000 ahead of the
+     * workers), 8 workers claim 10 at a time and push, 20,000 workers ping. Jobs/s per window.
+     */
+    void drift() throws Exception {
+        List<Worker> ws = workers(WORKERS, "bench-mixed", 1000, "bench.mixed");
+        if (idleWorkers.isEmpty()) {
+            idleWorkers = bulkRegister(mode.pingWorkers());
+        }
+        int windows = mode.driftWindows();
+        long windowNanos = TimeUnit.SECONDS.toNanos(mode.driftSec()) / windows;
+        AtomicLongArray perWindow = new AtomicLongArray(windows);
+        AtomicLong created = new AtomicLong();
+        AtomicLong completed = new AtomicLong();
+        LongAdder errors = new LongAdder();
+        Latencies polls = new Latencies();
+        Latencies pushes = new Latencies();
+        long start = System.nanoTime();
+        long end = start + TimeUnit.SECONDS.toNanos(mode.driftSec());
+        String batch = jobsBody("bench.mixed", 100);
+        Cpu.Sample cpuStart = cpu.sample();
+        ExecutorService exec = Executors.newVirtualThreadPerTaskExecutor();
+        exec.submit(() -> {
+            while (System.nanoTime() < end) {
+                if (created.get() - completed.get() > 20_000) {
+                    sleepMs(5);
+                    continue;
+                }
+                Http.Response r = http.post("/blackboard/jobs", batch);
+                if (r.status() == 201) {
+                    created.addAndGet(100);
+                } else {
+                    errors.increment();
+                    complain("drift enqueue", r);
+                }
+            }
+        });
+        for (Worker w : ws) {
+            exec.submit(() -> {
+                String body = "{\"workerId\":\"%s\",\"limit\":10}".formatted(w.id());
+                while (System.nanoTime() < end) {
+                    long t0 = System.nanoTime();
+                    Http.Response r = http.post("/blackboard/job", body, w.token(), Http.TIMEOUT);
+                    polls.add(System.nanoTime() - t0);
+                    if (!r.ok()) {
+                        errors.increment();
+                        complain("drift poll", r);
+                        continue;
+                    }
+                    List<Json.Claim> claims = Json.claims(r.body());
+                    if (claims.isEmpty()) {
+                        sleepMs(1);
+                        continue;
+                    }
+                    int done = pushAll(w, claims, pushes, errors);
+                    completed.addAndGet(done);
+                    int window = (int) ((System.nanoTime() - start) / windowNanos);
+                    if (window < windows) {
+                        perWindow.addAndGet(window, done);
+                    }
+                }
+            });
+        }
+        LongAdder pingErrors = new LongAdder();
+        Pings pingResult = pinger(idleWorkers, mode.driftSec(), pingErrors);
+        Latencies pings = pingResult.latencies();
+        exec.shutdown();
+        if (!exec.awaitTermination(90, TimeUnit.SECONDS)) {
+            exec.shutdownNow();
+        }
+        double[] rates = new double[windows];
+        for (int i = 0; i < windows; i++) {
+            rates[i] = perWindow.get(i) / (windowNanos / 1e9);
+        }
+        report.driftRates = rates;
+        StringBuilder series = new StringBuilder();
+        for (double r : rates) {
+            series.append("%.0f ".formatted(r));
+        }
+        log("drift (%d s, windows of %d s): jobs/s %s; poll %s; push %s; pings %s (%d skipped); errors %d + %d pings; %s",
+                mode.driftSec(), windowNanos / 1_000_000_000L, series.toString().trim(), polls.summary(),
+                pushes.summary(), pings.summary(), pingResult.skipped(), errors.sum(), pingErrors.sum(),
+                Cpu.between(cpuStart, cpu.sample()));
+        report.driftPing = pings;
+    }
+
+    /** Server RSS now, then with 1,000 long polls parked. */
+    void rss() {
+        report.rssEnd = rssMb();
+        if (idleWorkers.isEmpty()) {
+            idleWorkers = bulkRegister(mode.parkedPolls());
+        }
+        List<String> ids = idleWorkers.subList(0, Math.min(mode.parkedPolls(), idleWorkers.size()));
+        try (ExecutorService exec = Executors.newVirtualThreadPerTaskExecutor()) {
+            for (String id : ids) { // ONLINE, so the polls are real ones
+                exec.submit(() -> http.post("/workers/" + id + "/ping", "{\"activeJobIds\":[]}", null, Http.TIMEOUT));
+            }
+        }
+        List<CompletableFuture<?>> parked = new ArrayList<>();
+        for (String id : ids) {
+            parked.add(http.postAsync("/blackboard/job", "{\"workerId\":\"%s\",\"limit\":1,\"waitMs\":30000}"
+                    .formatted(id), null, LONG_POLL_TIMEOUT));
+        }
+        sleepMs(6000);
+        long early = parked.stream().filter(CompletableFuture::isDone).count();
+        report.rssParked = rssMb();
+        report.parkedEarly = early;
+        log("RSS: %.0f MB at the end, %.0f MB with %d polls parked (%d of them answered early); peak %s",
+                report.rssEnd, report.rssParked, ids.size(), early, procStatus("VmHWM"));
+        parked.forEach(f -> f.cancel(true));
+    }
+
+    double rssMb() {
+        String kb = procStatus("VmRSS");
+        return kb == null ? Double.NaN : Long.parseLong(kb.replaceAll("\\D", "")) / 1024.0;
+    }
+
+    String procStatus(String key) {
+        try {
+            return Files.readAllLines(Path.of("/proc/" + serverPid + "/status")).stream()
+                    .filter(l -> l.startsWith(key + ":")).map(l -> l.substring(key.length() + 1).trim())
+                    .findFirst().orElse(null);
+        } catch (java.io.IOException e) {
+            return null;
+        }
+    }
+
+    // ---------------------------------------------------------------- small things
+
+    static Http.Response require(Http.Response r, String what) {
+        if (!r.ok()) {
+            throw new IllegalStateException(what + ": " + r.status() + " " + r.body());
+        }
+        return r;
+    }
+
+    static final AtomicLong complaints = new AtomicLong();
+
+    static void complain(String what, Http.Response r) {
+        if (complaints.incrementAndGet() <= 10) {
+            System.err.printf("bench: %s answered %d: %s%n", what, r.status(),
+                    r.body().length() > 300 ? r.body().substring(0, 300) : r.body());
+        }
+    }
+
+    static <T> T join(Future<T> f) {
+        try {
+            return f.get();
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    static String line(String text, String key) {
+        return text.lines().filter(l -> l.contains(key)).findFirst().orElse("?").trim();
+    }
+
+    static void sleepMs(long ms) {
+        try {
+            Thread.sleep(ms);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    static void log(String format, Object... args) {
+        System.err.printf(Locale.ROOT, "[%tT] " + format + "%n", prepend(System.currentTimeMillis(), args));
+    }
+
+    private static Object[] prepend(Object first, Object[] rest) {
+        Object[] all = new Object[rest.length + 1];
+        all[0] = first;
+        System.arraycopy(rest, 0, all, 1, rest.length);
+        return all;
+    }
+
+    /** {@code --set e2eSec=30,driftSec=120}: a mode with some phases longer or shorter, for profiling. */
+    static Mode override(Mode mode, String settings) throws ReflectiveOperationException {
+        if (settings == null) {
+            return mode;
+        }
+        Map<String, String> wanted = new LinkedHashMap<>();
+        for (String kv : settings.split(",")) {
+            wanted.put(kv.substring(0, kv.indexOf('=')), kv.substring(kv.indexOf('=') + 1));
+        }
+        var components = Mode.class.getRecordComponents();
+        Object[] values = new Object[components.length];
+        Class<?>[] types = new Class<?>[components.length];
+        for (int i = 0; i < components.length; i++) {
+            types[i] = components[i].getType();
+            Object current = components[i].getAccessor().invoke(mode);
+            String v = wanted.remove(components[i].getName());
+            values[i] = v == null ? current : types[i] == int.class ? (Object) Integer.parseInt(v) : v;
+        }
+        if (!wanted.isEmpty()) {
+            throw new IllegalArgumentException("unknown settings " + wanted.keySet());
+        }
+        return Mode.class.getDeclaredConstructor(types).newInstance(values);
+    }
+
+    static Map<String, String> options(String[] args) {
+        Map<String, String> opt = new LinkedHashMap<>();
+        for (int i = 0; i < args.length; i++) {
+            if (args[i].equals("--help")) {
+                System.out.println("""
+                        java bench/Bench.java --url http://127.0.0.1:PORT --token T --db DB --server-pid PID
+                            [--mode quick|full] [--pg-host H] [--pg-port P] [--pg-user U] [--bench-dir bench]
+                            [--phases warmup,pgbench,e2e,batch,claim,enqueue,latency,backlog,ping,drift,rss]
+                            [--set warmupSec=30,e2eSec=60,...] [--out FILE] [--no-vacuum]
+                        Normally started by bench/run.sh, which starts the server and database first.""");
+                System.exit(0);
+            }
+            if (args[i].equals("--no-vacuum")) {
+                opt.put("no-vacuum", "true");
+            } else if (args[i].startsWith("--") && i + 1 < args.length) {
+                opt.put(args[i].substring(2), args[++i]);
+            }
+        }
+        return opt;
+    }
+}

@@ -1,0 +1,148 @@
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/** The figures of one run, each beside its raw-SQL ceiling and its target, as one Markdown table. */
+final class Report {
+
+    double raw1 = Double.NaN;
+    double raw50 = Double.NaN;
+    double rawServerSequence = Double.NaN;
+    String machine = "?";
+    String loadBefore = "?";
+    String loadAfter = "?";
+    String vacuumNote;
+    long vacuumRuns;
+    final List<String> failures = new ArrayList<>();
+    Bench.Throughput e2e1;
+    Bench.Throughput e2e50;
+    boolean batchPushEndpoint;
+    double enqueueSingle = Double.NaN;
+    double enqueueBulk = Double.NaN;
+    Latencies delivery;
+    Latencies ping;
+    long pingSkipped;
+    double hotRatio = Double.NaN;
+    String hotDetail = "";
+    Latencies claimPlain;
+    Latencies claimBacklog;
+    double[] driftRates;
+    Latencies driftPing;
+    double rssEnd = Double.NaN;
+    double rssParked = Double.NaN;
+    long parkedEarly;
+
+    private final List<String> rows = new ArrayList<>();
+
+    String render(String mode) {
+        rows.clear();
+        double e2e1Rate = e2e1 == null ? Double.NaN : e2e1.rate();
+        double e2e50Rate = e2e50 == null ? Double.NaN : e2e50.rate();
+        row("claim + push, 1 job per poll, 8 workers", jobs(e2e1Rate), jobs(raw1), ratio(e2e1Rate, raw1),
+                ">= 0.6x raw", verdict(e2e1Rate / raw1 >= 0.6, e2e1Rate, raw1));
+        row("(reference) the server's statement sequence for 1 job, through pgbench, no HTTP", "", jobs(rawServerSequence),
+                ratio(rawServerSequence, raw1), "", "");
+        row("claim + push, 50 per poll, 8 workers" + (e2e50 == null ? ""
+                : batchPushEndpoint ? " (batch push)" : " (no batch push endpoint: 50 pushes in parallel)"),
+                jobs(e2e50Rate), jobs(raw50), ratio(e2e50Rate, raw50), ">= 15,000 jobs/s",
+                verdict(e2e50Rate >= 15_000, e2e50Rate));
+        row("enqueue, 1 job per call, 16 clients", jobs(enqueueSingle), "", "", ">= 10,000 jobs/s",
+                verdict(enqueueSingle >= 10_000, enqueueSingle));
+        row("enqueue, bulk 1,000 per call, 4 clients", jobs(enqueueBulk), "", "", ">= 100,000 jobs/s",
+                verdict(enqueueBulk >= 100_000, enqueueBulk));
+        double p50 = pct(delivery, 50);
+        double p99 = pct(delivery, 99);
+        row("enqueue -> long-poll delivery p50", ms(p50), "", "", "< 5 ms", verdict(p50 < 5, p50));
+        row("enqueue -> long-poll delivery p99", ms(p99), "", "", "< 20 ms", verdict(p99 < 20, p99));
+        double pingP99 = pct(ping, 99);
+        row("ping p99, 20,000 workers every 20 s" + (pingSkipped > 0 ? " (" + pingSkipped
+                + " pings skipped: the previous one still out)" : ""), ms(pingP99), "", "", "< 10 ms", verdict(pingP99 < 10, pingP99));
+        row("ping updates that are HOT", Double.isNaN(hotRatio) ? "not run"
+                : "%.1f%% (%s)".formatted(100 * hotRatio, hotDetail), "", "", ">= 95%",
+                verdict(hotRatio >= 0.95, hotRatio));
+        double plain = pct(claimPlain, 99);
+        double backlog = pct(claimBacklog, 99);
+        row("claim (poll) p99, no backlog", ms(plain), "", "", "", "");
+        row("claim (poll) p99, 1,000,000-job backlog elsewhere", ms(backlog), "", ratio(backlog, plain)
+                + " of no backlog", "<= 1.2x", verdict(backlog / plain <= 1.2, backlog, plain));
+        double drift = drift();
+        row("throughput drift, steady mixed load" + (driftRates == null ? "" : ", " + driftSeries()),
+                Double.isNaN(drift) ? "not run" : "%+.1f%%".formatted(100 * drift), "", "", "< 10%",
+                verdict(Math.abs(drift) < 0.10, drift));
+        row("server RSS at the end", mb(rssEnd), "", "", "", "");
+        row("server RSS, 1,000 long polls parked" + (parkedEarly > 0 ? " (" + parkedEarly + " answered early)" : ""),
+                mb(rssParked), "", "", "< 512 MB", verdict(rssParked < 512, rssParked));
+        StringBuilder out = new StringBuilder();
+        out.append("\nBlackboard benchmark (").append(mode).append(" mode)\n\n");
+        out.append("Machine: ").append(machine).append('\n');
+        out.append("Load average (1/5/15 min) before: ").append(loadBefore).append(", after: ").append(loadAfter)
+                .append(" (other work on the machine competes for the same cores)\n");
+        if (vacuumNote != null) {
+            out.append("Vacuum: ").append(vacuumNote).append("; it ran ").append(vacuumRuns).append(" times\n");
+        }
+        out.append('\n');
+        out.append("| figure | Blackboard | raw SQL (pgbench, same run) | ratio | target | verdict |\n");
+        out.append("|---|---:|---:|---:|---|---|\n");
+        rows.forEach(r -> out.append(r).append('\n'));
+        failures.forEach(f -> out.append("\nFAILED: ").append(f).append('\n'));
+        if (e2e1 != null) {
+            out.append("\n1 per poll: ").append(e2e1.cpu()).append('\n');
+        }
+        if (e2e50 != null) {
+            out.append("50 per poll: ").append(e2e50.cpu()).append('\n');
+        }
+        if (driftPing != null) {
+            out.append("\nDuring the mixed load, pings: ").append(driftPing.summary()).append('\n');
+        }
+        return out.toString();
+    }
+
+    /** Last window against the first; the first window starts on a warm server. */
+    double drift() {
+        if (driftRates == null || driftRates.length < 2 || driftRates[0] == 0) {
+            return Double.NaN;
+        }
+        return (driftRates[driftRates.length - 1] - driftRates[0]) / driftRates[0];
+    }
+
+    private String driftSeries() {
+        StringBuilder s = new StringBuilder("jobs/s per window:");
+        for (double r : driftRates) {
+            s.append(' ').append(jobs(r).replace(" jobs/s", ""));
+        }
+        return s.toString();
+    }
+
+    private void row(String... cells) {
+        rows.add("| " + String.join(" | ", cells) + " |");
+    }
+
+    private static double pct(Latencies l, double p) {
+        return l == null ? Double.NaN : l.percentileMs(p);
+    }
+
+    private static String verdict(boolean pass, double... inputs) {
+        for (double in : inputs) {
+            if (Double.isNaN(in)) {
+                return "not run";
+            }
+        }
+        return pass ? "PASS" : "FAIL";
+    }
+
+    private static String jobs(double rate) {
+        return Double.isNaN(rate) ? "not run" : String.format(Locale.ROOT, "%,.0f jobs/s", rate);
+    }
+
+    private static String ms(double v) {
+        return Double.isNaN(v) ? "not run" : String.format(Locale.ROOT, "%.2f ms", v);
+    }
+
+    private static String mb(double v) {
+        return Double.isNaN(v) ? "not run" : String.format(Locale.ROOT, "%.0f MB", v);
+    }
+
+    private static String ratio(double a, double b) {
+        return Double.isNaN(a) || Double.isNaN(b) ? "" : String.format(Locale.ROOT, "%.2fx", a / b);
+    }
+}

@@ -1,0 +1,140 @@
+#!/usr/bin/env bash
+# The Blackboard benchmark (GitHub issue 7): starts the real server jar on a fresh database,
+# drives simulated workers and an engine over HTTP (bench/Bench.java, JDK only), measures the
+# raw-SQL ceiling on the same database with pgbench, and prints one table. See README, "Benchmark".
+#
+#   bench/run.sh            full run (about 17 minutes; the drift phase alone is 10)
+#   bench/run.sh --quick    every phase for seconds (about 3 minutes)
+#   options: --jfr FILE (record the server with JDK Flight Recorder), --keep-db, --out FILE,
+#            --phases a,b,c and --set e2eSec=60,... (see java bench/Bench.java --help),
+#            --heap 256m (server -Xmx), --jar FILE (another build of the server, for A/B runs),
+#            --no-vacuum (do not stand in for autovacuum when the cluster runs without it)
+# Environment: JAVA_HOME (JDK >= 22: the driver is a multi-file source program),
+# PGHOST/PGPORT/PGUSER (default 127.0.0.1, 5432, postgres), BENCH_TOKEN.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+mode=full jfr="" keep_db=0 no_vacuum=0 phases="" settings="" out="" heap=256m jar=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --quick) mode=quick ;;
+    --full) mode=full ;;
+    --jfr) jfr="$(realpath -m "$2")"; shift ;;
+    --keep-db) keep_db=1 ;;
+    --no-vacuum) no_vacuum=1 ;;
+    --phases) phases="$2"; shift ;;
+    --set) settings="$2"; shift ;;
+    --out) out="$(realpath -m "$2")"; shift ;;
+    --heap) heap="$2"; shift ;;
+    --jar) jar="$(realpath "$2")"; shift ;;
+    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
+    *) echo "unknown option: $1" >&2; exit 2 ;;
+  esac
+  shift
+done
+
+java_major() { "$1/bin/java" -version 2>&1 | sed -nE 's/.*version "([0-9]+).*/\1/p' | head -1; }
+if [ -z "${JAVA_HOME:-}" ] || [ "$(java_major "$JAVA_HOME")" -lt 22 ]; then
+  for home in /usr/lib/jvm/*; do
+    major=$(java_major "$home" 2>/dev/null || true)
+    if [ -n "$major" ] && [ "$major" -ge 22 ]; then export JAVA_HOME="$home"; fi
+  done
+fi
+java="$JAVA_HOME/bin/java"
+pg_host=${PGHOST:-127.0.0.1} pg_port=${PGPORT:-5432} pg_user=${PGUSER:-postgres}
+token=${BENCH_TOKEN:-bench-token}
+jar=${jar:-target/blackboard-0.1.0-SNAPSHOT.jar}
+
+if [ ! -f "$jar" ]; then
+  echo "== building $jar"
+  ./mvnw -B -q package -DskipTests
+fi
+
+free_port() {
+  local port
+  for _ in $(seq 1 50); do
+    port=$((20000 + RANDOM % 40000))
+    if [ -z "$(ss -Htln "sport = :$port")" ]; then echo "$port"; return; fi
+  done
+  echo "no free port" >&2; exit 1
+}
+
+db="bench_$(date +%Y%m%d_%H%M%S)_$$"
+port=$(free_port)
+work="target/bench"
+mkdir -p "$work"
+log="$work/$db.server.log"
+psql_admin() { psql -X -q -h "$pg_host" -p "$pg_port" -U "$pg_user" -d postgres "$@"; }
+
+server_pid=""
+cleanup() {
+  if [ -n "$server_pid" ] && kill -0 "$server_pid" 2>/dev/null; then
+    kill "$server_pid" 2>/dev/null || true
+    for _ in $(seq 1 45); do kill -0 "$server_pid" 2>/dev/null || break; sleep 1; done
+    kill -9 "$server_pid" 2>/dev/null || true
+  fi
+  rm -f "$server_jar"
+  if [ "$keep_db" = 0 ]; then
+    psql_admin -c "drop database if exists $db with (force)" >/dev/null 2>&1 || true
+  else
+    echo "== kept database $db"
+  fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+psql_admin -c "create database $db"
+
+jfr_opts=()
+if [ -n "$jfr" ]; then
+  jfr_opts=("-XX:StartFlightRecording=filename=$jfr,settings=profile,dumponexit=true")
+fi
+
+# under a name of its own, so nobody's "pkill -f blackboard" elsewhere on the machine stops it
+server_jar="$work/$db.server.jar"
+ln -sf "$(realpath "$jar")" "$server_jar"
+
+start_server() {
+  echo "== server: $jar on port $port, database $db, -Xmx$heap, log $log"
+  BLACKBOARD_WORKER_TOKENS="$token" BLACKBOARD_ENGINE_TOKENS="$token" BLACKBOARD_OPERATOR_TOKENS="$token" \
+  SPRING_DATASOURCE_URL="jdbc:postgresql://$pg_host:$pg_port/$db" \
+  SPRING_DATASOURCE_USERNAME="$pg_user" SPRING_DATASOURCE_PASSWORD="" SERVER_PORT="$port" \
+    "$java" "-Xmx$heap" "${jfr_opts[@]}" -jar "$server_jar" >"$log" 2>&1 &
+  server_pid=$!
+  for i in $(seq 1 120); do
+    if curl -sf -H "Authorization: Bearer $token" "http://127.0.0.1:$port/actuator/health" >/dev/null 2>&1; then
+      return 0
+    fi
+    if ! kill -0 "$server_pid" 2>/dev/null; then
+      if grep -q "already in use" "$log"; then return 2; fi  # someone took the port meanwhile
+      echo "server died:" >&2; tail -40 "$log" >&2; exit 1
+    fi
+    sleep 1
+  done
+  echo "server did not start in 120 s" >&2; tail -40 "$log" >&2; exit 1
+}
+
+for attempt in 1 2 3 4 5; do
+  rc=0; start_server || rc=$?
+  [ "$rc" = 0 ] && break
+  [ "$attempt" = 5 ] && { echo "no free port after 5 attempts" >&2; exit 1; }
+  port=$(free_port)
+done
+
+cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
+mem=$(awk '/MemTotal/ {printf "%.0f GiB", $2 / 1048576}' /proc/meminfo)
+pg_version=$(psql -X -At -h "$pg_host" -p "$pg_port" -U "$pg_user" -d "$db" -c "show server_version")
+autovacuum=$(psql -X -At -h "$pg_host" -p "$pg_port" -U "$pg_user" -d "$db" -c "show autovacuum")
+echo "== machine: $(nproc) cores ($cpu), $mem; PostgreSQL $pg_version (autovacuum $autovacuum);" \
+  "$("$java" -version 2>&1 | head -1)"
+
+args=(--mode "$mode" --url "http://127.0.0.1:$port" --token "$token" --db "$db" --server-pid "$server_pid"
+      --pg-host "$pg_host" --pg-port "$pg_port" --pg-user "$pg_user" --bench-dir bench
+      --out "${out:-$work/$db.md}")
+if [ -n "$phases" ]; then args+=(--phases "$phases"); fi
+if [ -n "$settings" ]; then args+=(--set "$settings"); fi
+if [ "$no_vacuum" = 1 ]; then args+=(--no-vacuum); fi
+# bounded: the driver stops itself; this is the last resort
+timeout --kill-after=30 $([ "$mode" = full ] && echo 3000 || echo 900) \
+  "$java" -Xmx1g bench/Bench.java "${args[@]}"
+echo "== table written to ${out:-$work/$db.md}"
