@@ -5,21 +5,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import io.blackboard.platform.Sweeper;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.transaction.support.TransactionTemplate;
 
 class ServerSideFailureTest extends BlackboardTest {
 
     @Autowired
     StuckJobSweeper stuckJobs;
-
-    @Autowired
-    TransactionTemplate tx;
 
     @Autowired
     List<Sweeper> sweepers;
@@ -170,44 +163,8 @@ class ServerSideFailureTest extends BlackboardTest {
         assertThat(push(job, second, Map.of("attempt", 2)).status()).isEqualTo(200);
     }
 
-    @Test
-    void aPushThatCommitsWhileTheSweeperWaitsWinsAndTheSweeperChangesNothing() throws Exception {
-        workerServingEcho(Map.of());
-        UUID job = createJob(echo, Map.of());
-        claim(worker, 1);
-        expire(job);
-        CountDownLatch pushed = new CountDownLatch(1);
-        CountDownLatch release = new CountDownLatch(1);
-
-        try (var pool = Executors.newFixedThreadPool(2)) {
-            // the push locks the row first and holds its transaction open
-            Future<?> pusher = pool.submit(() -> tx.executeWithoutResult(status -> {
-                jdbc.sql("update job set status = 'PUSHED', outcome = 'SUCCESS', pushed_at = now(), "
-                        + "push_xid = pg_current_xact_id(), push_seq = nextval('job_push_seq') where id = :id")
-                        .param("id", job).update();
-                pushed.countDown();
-                await(release);
-            }));
-            pushed.await();
-            Future<StuckJobSweeper.Result> sweep = pool.submit(stuckJobs::runOnce);
-            Thread.sleep(200);
-            release.countDown();
-            pusher.get();
-            assertThat(sweep.get()).isEqualTo(new StuckJobSweeper.Result(0, 0));
-        }
-        assertThat(job(job).get("outcome").asString()).isEqualTo("SUCCESS");
-    }
-
     private List<String> eventKinds(UUID job) {
         return api.get("/blackboard/jobs/" + job + "/events").body().valueStream()
                 .map(e -> e.get("kind").asString()).toList();
-    }
-
-    private static void await(CountDownLatch latch) {
-        try {
-            latch.await();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
     }
 }
