@@ -73,6 +73,7 @@ public class Bench {
     final AtomicLong synthetic = new AtomicLong(SYNTHETIC_BASE);
     boolean batchPushEndpoint;
     List<String> idleWorkers = List.of();
+    final List<Worker> heartbeats = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     Bench(Mode mode, Http http, Sql sql, Path benchDir, long serverPid, Set<String> phases, boolean noVacuum) {
         this.noVacuum = noVacuum;
@@ -117,6 +118,7 @@ public class Bench {
     void run() throws Exception {
         setup();
         report.machine = machine();
+        Thread.ofPlatform().daemon().name("heartbeat").start(this::heartbeat);
         report.loadBefore = loadAverage();
         if (!noVacuum && "off".equals(sql.run("show autovacuum"))) {
             report.vacuumNote = "autovacuum is off on this cluster; the driver stands in for it with its defaults "
@@ -255,7 +257,25 @@ public class Bench {
             registerBlocks(w, block);
             workers.add(w);
         }
+        heartbeats.addAll(workers);
         return workers;
+    }
+
+    /**
+     * The simulated workers ping every 20 s like real ones, for the whole run: a worker that only
+     * polls goes UNREACHABLE after 2 minutes and gets no more jobs. No activeJobIds: the driver
+     * holds its claims for milliseconds, and the server then only reports cancellations.
+     */
+    void heartbeat() {
+        while (true) {
+            sleepMs(TimeUnit.SECONDS.toMillis(PING_INTERVAL_SEC));
+            for (Worker w : List.copyOf(heartbeats)) {
+                Http.Response r = http.post("/workers/" + w.id() + "/ping", "{}", w.token(), PING_TIMEOUT);
+                if (!r.ok()) {
+                    complain("heartbeat", r);
+                }
+            }
+        }
     }
 
     // ---------------------------------------------------------------- data in SQL, for speed
@@ -316,19 +336,16 @@ public class Bench {
         // pgbench's backends end with it: the last sample taken while they live is the measure
         sleepMs(300);
         Cpu.Sample first = cpu.sample();
-        Cpu.Sample last = first;
+        List<Cpu.Sample> samples = new ArrayList<>();
         while (pgbench.isAlive()) {
             sleepMs(250);
-            Cpu.Sample s = cpu.sample();
-            if (pgbench.isAlive()) {
-                last = s;
-            }
+            samples.add(cpu.sample());
         }
         String out = Sql.finish(pgbench, 60);
         long done = pushed("bench.raw") - before;
         long left = pending("bench.raw");
         double rate = done / (double) mode.pgbenchSec();
-        Cpu.Usage usage = Cpu.between(first, last);
+        Cpu.Usage usage = Cpu.across(first, samples);
         log("pgbench %s: %d jobs in %ds = %.0f jobs/s (%s); %d left%s; %s; postgres %.0f us/job", script, done,
                 mode.pgbenchSec(), rate, line(out, "tps"), left, left == 0 ? " -- RAN DRY, figure is a lower bound" : "",
                 usage, usage.pg() / (rate * usage.seconds()) * 1e6);
@@ -595,14 +612,7 @@ public class Bench {
     /** 20,000 workers, registered in bulk in SQL, each pinging every 20 s, spread evenly. */
     void ping() {
         idleWorkers = bulkRegister(mode.pingWorkers());
-        // Ramp up, unmeasured: a cold server hit with the full rate at once falls behind, and
-        // every request in flight holds ~70 KB of heap (see BENCHMARKS.md).
-        for (double rate : new double[] {0.1, 0.25, 0.5, 0.75}) {
-            LongAdder rampErrors = new LongAdder();
-            Pings ramp = pinger(idleWorkers, 3, rate, rampErrors);
-            log("ping ramp-up at %.0f/s: %s, errors %d", rate * idleWorkers.size() / PING_INTERVAL_SEC,
-                    ramp.latencies().summary(), rampErrors.sum());
-        }
+        rampUpPings();
         long[] before = hotCounters();
         LongAdder errors = new LongAdder();
         Cpu.Sample cpuStart = cpu.sample();
@@ -620,6 +630,19 @@ public class Bench {
         log("ping (%d workers every %d s = %.0f/s): %s; errors %d; skipped (previous still out) %d; HOT updates %d "
                 + "of %d; %s; %s", idleWorkers.size(), PING_INTERVAL_SEC, idleWorkers.size() / (double) PING_INTERVAL_SEC,
                 pings.summary(), errors.sum(), result.skipped(), hot, updates, usage, usage.per(pings.count(), "ping"));
+    }
+
+    /**
+     * Ramp up, unmeasured: a cold server hit with the full ping rate at once falls behind, and
+     * every request in flight holds ~70 KB of heap (see BENCHMARKS.md).
+     */
+    void rampUpPings() {
+        for (double rate : new double[] {0.1, 0.25, 0.5, 0.75}) {
+            LongAdder rampErrors = new LongAdder();
+            Pings ramp = pinger(idleWorkers, 3, rate, rampErrors);
+            log("ping ramp-up at %.0f/s: %s, errors %d", rate * idleWorkers.size() / PING_INTERVAL_SEC,
+                    ramp.latencies().summary(), rampErrors.sum());
+        }
     }
 
     List<String> bulkRegister(int n) {
@@ -706,6 +729,7 @@ public class Bench {
         List<Worker> ws = workers(WORKERS, "bench-mixed", 1000, "bench.mixed");
         if (idleWorkers.isEmpty()) {
             idleWorkers = bulkRegister(mode.pingWorkers());
+            rampUpPings();
         }
         int windows = mode.driftWindows();
         long windowNanos = TimeUnit.SECONDS.toNanos(mode.driftSec()) / windows;

@@ -2,6 +2,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
@@ -73,6 +74,24 @@ final class Cpu {
         return new Usage((b.nanos() - a.nanos()) / 1e9, sec(b.server() - a.server()),
                 sec(delta(a.pgBench(), b.pgBench())), sec(delta(a.pgOther(), b.pgOther())),
                 sec(b.driver() - a.driver()), sec(b.busy() - a.busy()));
+    }
+
+    /**
+     * Like {@link #between}, for a phase whose backends end with it (pgbench): each backend's
+     * CPU is its last value seen in any sample, and the interval ends at the last sample that
+     * still saw the benchmark database's backends.
+     */
+    static Usage across(Sample first, List<Sample> samples) {
+        Map<Long, Long> pg = new HashMap<>(first.pgBench());
+        Sample end = first;
+        for (Sample s : samples) {
+            if (!s.pgBench().isEmpty() && s.pgBench().size() >= first.pgBench().size()) {
+                pg.putAll(s.pgBench());
+                end = s;
+            }
+        }
+        Usage u = between(first, end);
+        return new Usage(u.seconds(), u.server(), sec(delta(first.pgBench(), pg)), u.pgOther(), u.driver(), u.busy());
     }
 
     private static double sec(long ticks) {
