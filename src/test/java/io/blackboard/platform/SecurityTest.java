@@ -134,7 +134,7 @@ class SecurityTest extends IntegrationTest {
         assertThat(tokens.rolesOf("")).isEmpty();
         assertThat(tokens.rolesOf("test-all")).isEmpty();
         String line = output.getAll().lines().filter(l -> l.contains("tokens generated")).findFirst().orElseThrow();
-        String operator = line.replaceAll(".*operator=(\\S+).*", "$1");
+        String operator = line.replaceAll(".*operator=([A-Za-z0-9_-]+).*", "$1");
         assertThat(tokens.rolesOf(operator)).containsExactly(RoleTokens.Role.OPERATOR);
     }
 
