@@ -169,7 +169,9 @@ class LongPollTest extends BlackboardTest {
         }
         awaitParked(pool * 2);
 
-        assertThat(dataSource.getHikariPoolMXBean().getActiveConnections()).isZero();
+        // each poll re-checks once right after parking; then none may hold a connection (40 > the pool)
+        awaitTrue(() -> dataSource.getHikariPoolMXBean().getActiveConnections() == 0, "no active connection");
+        assertThat(waiters.parked()).isEqualTo(pool * 2);
         long start = System.nanoTime();
         assertThat(api.get("/workers/" + worker).status()).isEqualTo(200);
         assertThat(elapsedMs(start)).isLessThan(2_000);
