@@ -20,7 +20,6 @@ import org.slf4j.LoggerFactory;
 import org.springframework.lang.Nullable;
 import org.springframework.stereotype.Service;
 import org.springframework.transaction.annotation.Transactional;
-import org.springframework.transaction.support.TransactionTemplate;
 import tools.jackson.core.type.TypeReference;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
@@ -35,14 +34,13 @@ class ClaimService {
 
     private final ClaimStore store;
     private final JobProperties properties;
-    private final TransactionTemplate tx;
     private final JsonMapper json;
     private final WorkerService workers;
     private final PollWaiters waiters;
     private final Schemas schemas;
     private final JobMetrics metrics;
 
-    ClaimService(ClaimStore store, JobProperties properties, TransactionTemplate tx, JsonMapper json,
+    ClaimService(ClaimStore store, JobProperties properties, JsonMapper json,
             WorkerService workers, PollWaiters waiters, Schemas schemas, JobMetrics metrics) {
         this.schemas = schemas;
         this.workers = workers;
@@ -50,7 +48,6 @@ class ClaimService {
         this.metrics = metrics;
         this.store = store;
         this.properties = properties;
-        this.tx = tx;
         this.json = json;
     }
 
@@ -59,11 +56,12 @@ class ClaimService {
      * matching job appears (on any replica), the periodic re-check, or the time runs out.
      */
     List<JobView> poll(PollRequest request) throws InterruptedException {
-        Attempt first = tx.execute(status -> claimOnce(request));
+        Attempt first = claimOnce(request);
         if (!first.claimed().isEmpty() || request.waitMsOrDefault() == 0) {
             return first.claimed();
         }
-        PollWaiters.Waiter waiter = waiters.park(first.eligible() ? first.blocks() : Set.of(), first.labels());
+        PollWaiters.Waiter waiter = waiters.park(first.eligible() ? first.blocks() : Set.of(),
+                json.readValue(first.labels(), LABELS));
         if (waiter == null) {
             if (!waiters.isOpen()) {
                 return List.of();
@@ -74,7 +72,7 @@ class ClaimService {
             long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(request.waitMsOrDefault());
             while (true) {
                 // the first pass closes the window between the empty claim and parking
-                List<JobView> claimed = tx.execute(status -> claimOnce(request)).claimed();
+                List<JobView> claimed = claimOnce(request).claimed();
                 long left = until - System.nanoTime();
                 if (!claimed.isEmpty() || left <= 0) {
                     return claimed;
@@ -89,46 +87,55 @@ class ClaimService {
         }
     }
 
-    /** One claim transaction's outcome, and what a parked poll waits for. */
-    private record Attempt(List<JobView> claimed, Set<UUID> blocks, Map<String, String> labels, boolean eligible) {
+    /** One claim's outcome, and what a parked poll waits for: these blocks, jobs these labels (JSON) admit. */
+    private record Attempt(List<JobView> claimed, Set<UUID> blocks, String labels, boolean eligible) {
     }
 
+    /** One round trip, its own transaction (see {@link ClaimStore#POLL}). */
     private Attempt claimOnce(PollRequest request) {
         UUID workerId = request.workerId();
-        ClaimStore.PollingWorker worker = store.lockForPoll(workerId).orElseThrow(() -> new WorkerNotFound(workerId));
-        Set<UUID> blocks = new LinkedHashSet<>(worker.functionBlockIds());
-        if (request.functionBlockIds() != null) {
-            for (UUID id : request.functionBlockIds()) {
-                if (!blocks.contains(id)) {
-                    throw new JobProblems.NotServedByWorker(workerId, id);
+        Set<UUID> requested = request.functionBlockIds() == null ? null
+                : new LinkedHashSet<>(request.functionBlockIds());
+        ClaimStore.Poll poll = store.poll(workerId, requested, request.limitOrDefault(), properties.stuckJobTimeout())
+                .orElseThrow(() -> new WorkerNotFound(workerId));
+        if (requested != null) {
+            for (UUID id : requested) {
+                if (!poll.served().contains(id)) {
+                    throw new JobProblems.NotServedByWorker(workerId, id); // the statement claimed nothing
                 }
             }
-            blocks = new LinkedHashSet<>(request.functionBlockIds());
         }
-        boolean eligible = "ONLINE".equals(worker.state()) && "RUN".equals(worker.directive()) && !blocks.isEmpty();
-        Map<String, String> labels = json.readValue(worker.labels(), LABELS);
-        if (!eligible) {
-            return new Attempt(List.of(), blocks, labels, false);
+        Set<UUID> blocks = requested != null ? requested : new LinkedHashSet<>(poll.served());
+        boolean eligible = "ONLINE".equals(poll.state()) && "RUN".equals(poll.directive()) && !blocks.isEmpty();
+        List<JobView> claimed = poll.claimed();
+        if (eligible) {
+            metrics.claimed(claimed);
         }
-        List<JobView> claimed = store.claim(workerId, worker, blocks, request.limitOrDefault(),
-                properties.stuckJobTimeout());
-        metrics.claimed(claimed);
         if (!claimed.isEmpty() && log.isDebugEnabled()) {
             log.debug("Worker {} claimed {}", workerId, claimed.stream().map(JobView::id).toList());
         }
-        return new Attempt(claimed, blocks, labels, true);
+        return new Attempt(claimed, blocks, poll.labels(), eligible);
     }
 
     /**
      * Lands the holder's result. Pushing the same result again is answered like the first
      * push; anything else for a job that is not this worker's live claim is a conflict.
      * No transaction: the push is one statement, and what follows a push that changed nothing
-     * only reads, so a transaction would add a BEGIN/COMMIT round trip and nothing else.
+     * only reads, so a transaction would add a BEGIN/COMMIT round trip and nothing else. The
+     * statement lands a successful result only on a block without a result schema; with one,
+     * the result is checked against it here and pushed again.
      */
     JobView push(PushRequest request) {
-        requireValidResult(request, store.resultSchemas(List.of(request.jobId())));
         ClaimStore.Push push = toPush(request);
-        return store.push(push).map(this::landed).orElseGet(() -> answerUnchanged(push));
+        Optional<JobView> landed = store.push(push, false);
+        if (landed.isEmpty() && request.status() == PushStatus.SUCCESS) {
+            Map<UUID, String> schemas = store.resultSchemas(List.of(request.jobId()));
+            if (schemas.containsKey(request.jobId())) {
+                requireValidResult(request, schemas);
+                landed = store.push(push, true);
+            }
+        }
+        return landed.map(this::landed).orElseGet(() -> answerUnchanged(push));
     }
 
     /**

@@ -1,7 +1,10 @@
 package io.blackboard.job;
 
 import io.blackboard.platform.SqlArrays;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
 import java.util.HashMap;
@@ -9,6 +12,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
+import org.springframework.jdbc.core.namedparam.MapSqlParameterSource;
+import org.springframework.jdbc.core.namedparam.NamedParameterJdbcTemplate;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.lang.Nullable;
 import org.springframework.stereotype.Repository;
@@ -18,38 +23,42 @@ import org.springframework.stereotype.Repository;
 class ClaimStore {
 
     /**
-     * Locks the polling worker's row for the claim that follows in the same transaction, so one
-     * worker's concurrent polls cannot together exceed its concurrency, and a claim cannot slip
-     * past the sweeper taking the worker OFFLINE. Returns what the claim needs to know.
+     * One poll, one round trip: two statements sent together, which PostgreSQL runs as one
+     * transaction. The first locks the polling worker's row, so one worker's concurrent polls
+     * cannot together exceed its concurrency, and a claim cannot slip past the sweeper taking the
+     * worker OFFLINE. The second, on a snapshot taken after that lock, claims: it probes the
+     * PENDING index once per block (claim order within each), merges, and takes at most what the
+     * worker may still hold. It claims only for a worker that is ONLINE with directive RUN and
+     * serves every block asked for, and answers the worker's state on every row: one row with no
+     * job when it claimed nothing, none for an unknown worker. The picking CTE is MATERIALIZED so
+     * it runs exactly once (PostgreSQL bug 15715 is what happens to
+     * {@code WHERE id IN (SELECT ... LIMIT n FOR UPDATE SKIP LOCKED)}).
      */
-    static final String WORKER_POLL = """
-            update worker w set last_polled_at = now()
-             where w.id = :workerId and w.deleted_at is null
-            returning w.state, w.directive, w.concurrency, w.labels::text as labels,
-                      array(select function_block_id from worker_function_block
-                             where worker_id = w.id)::text[] as function_block_ids
-            """;
-
-    /**
-     * One statement per poll. Probes the PENDING index once per requested function block
-     * (claim order within each), merges, and takes at most what the worker may still hold.
-     * The picking CTE is MATERIALIZED so it runs exactly once (PostgreSQL bug 15715 is what
-     * happens to {@code WHERE id IN (SELECT ... LIMIT n FOR UPDATE SKIP LOCKED)}).
-     */
-    static final String JOB_CLAIM = """
-            with picked as materialized (
+    static final String POLL = """
+            update worker set last_polled_at = now() where id = :workerId and deleted_at is null;
+            with w as materialized (
+                select w.state, w.directive, w.concurrency, w.labels,
+                       array(select function_block_id from worker_function_block where worker_id = w.id) as served
+                  from worker w
+                 where w.id = :workerId and w.deleted_at is null),
+            ask as materialized (
+                select coalesce(cast(:blocks as uuid[]), w.served) as blocks,
+                       w.state = 'ONLINE' and w.directive = 'RUN'
+                           and coalesce(cast(:blocks as uuid[]) <@ w.served, true) as eligible
+                  from w),
+            picked as materialized (
                 select p.id
-                  from unnest(cast(:functionBlockIds as uuid[])) as fb(id)
+                  from w cross join ask
+                  cross join unnest(case when ask.eligible then ask.blocks end) as fb(id)
                   cross join lateral (
                       select j.id, j.priority, j.created_at
                         from job j
-                       where j.function_block_id = fb.id and j.status = 'PENDING'
-                         and j.selector <@ cast(:labels as jsonb)
+                       where j.function_block_id = fb.id and j.status = 'PENDING' and j.selector <@ w.labels
                        order by j.priority desc, j.created_at, j.id
                        limit :limit
                          for update skip locked) p
                  order by p.priority desc, p.created_at, p.id
-                 limit greatest(0, least(:limit, :concurrency -
+                 limit greatest(0, least(:limit, (select concurrency from w) -
                        (select count(*) from job h where h.worker_id = :workerId and h.status = 'POLLED')))),
             claimed as (
                 update job j
@@ -61,10 +70,16 @@ class ClaimStore {
             events as (
                 insert into job_event (job_id, kind, attempt, worker_id, actor)
                 select id, 'CLAIMED', attempt, worker_id, 'worker' from claimed)
-            select %s from claimed j order by j.priority desc, j.created_at, j.id
+            select w.state as worker_state, w.directive as worker_directive, w.labels::text as worker_labels,
+                   w.served::text[] as worker_blocks, %s
+              from w left join claimed j on true
+             order by j.priority desc, j.created_at, j.id
             """.formatted(JobRows.COLUMNS);
 
-    /** The holder's push: only the live claim (worker, attempt) of a POLLED job can land. */
+    /**
+     * The holder's push: only the live claim (worker, attempt) of a POLLED job can land, and a
+     * successful result only once it is checked against its block's result schema, if any.
+     */
     static final String JOB_PUSH = """
             with pushed as (
                 update job j
@@ -75,6 +90,9 @@ class ClaimStore {
                        pushed_at = now(), push_xid = pg_current_xact_id(), push_seq = nextval('job_push_seq')
                  where j.id = :jobId and j.worker_id = :workerId and j.status = 'POLLED'
                    and j.attempt = coalesce(cast(:attempt as integer), j.attempt)
+                   and (:outcome <> 'SUCCESS' or cast(:resultChecked as boolean) or not exists (
+                        select 1 from function_block fb
+                         where fb.id = j.function_block_id and fb.result_data_json_schema is not null))
                 returning j.*),
             events as (
                 insert into job_event (job_id, kind, attempt, worker_id, actor, detail)
@@ -137,36 +155,51 @@ class ClaimStore {
             """;
 
     private final JdbcClient jdbc;
+    private final NamedParameterJdbcTemplate named;
 
-    ClaimStore(JdbcClient jdbc) {
+    ClaimStore(JdbcClient jdbc, NamedParameterJdbcTemplate named) {
         this.jdbc = jdbc;
+        this.named = named;
     }
 
-    record PollingWorker(String state, String directive, int concurrency, String labels,
-            List<UUID> functionBlockIds) {
+    /** The polling worker as the claim saw it, and what it claimed. */
+    record Poll(String state, String directive, String labels, List<UUID> served, List<JobView> claimed) {
     }
 
-    Optional<PollingWorker> lockForPoll(UUID workerId) {
-        return jdbc.sql(WORKER_POLL).param("workerId", workerId)
-                .query((rs, n) -> new PollingWorker(rs.getString("state"), rs.getString("directive"),
-                        rs.getInt("concurrency"), rs.getString("labels"),
-                        Arrays.stream((String[]) rs.getArray("function_block_ids").getArray())
-                                .map(UUID::fromString).toList()))
-                .optional();
-    }
-
-    List<JobView> claim(UUID workerId, PollingWorker worker, Collection<UUID> functionBlockIds, int limit,
-            Duration timeout) {
-        return jdbc.sql(JOB_CLAIM)
-                .param("workerId", workerId).param("functionBlockIds", SqlArrays.uuids(functionBlockIds))
-                .param("labels", worker.labels()).param("limit", limit).param("concurrency", worker.concurrency())
-                .param("timeoutMs", timeout.toMillis())
-                .query(JobRows::view).list();
+    /** Claims up to {@code limit} jobs of {@code blocks} (null: every block the worker serves); empty for an unknown worker. */
+    Optional<Poll> poll(UUID workerId, @Nullable Collection<UUID> blocks, int limit, Duration timeout) {
+        MapSqlParameterSource params = new MapSqlParameterSource().addValue("workerId", workerId)
+                .addValue("blocks", blocks == null ? null : SqlArrays.uuids(blocks))
+                .addValue("limit", limit).addValue("timeoutMs", timeout.toMillis());
+        return Optional.ofNullable(named.execute(POLL, params, (PreparedStatement statement) -> {
+            boolean rows = statement.execute();
+            while (!rows) { // the worker update's count comes first
+                if (statement.getUpdateCount() == -1) {
+                    throw new IllegalStateException("the poll statement answered no rows");
+                }
+                rows = statement.getMoreResults();
+            }
+            try (ResultSet rs = statement.getResultSet()) {
+                if (!rs.next()) {
+                    return null;
+                }
+                Poll poll = new Poll(rs.getString("worker_state"), rs.getString("worker_directive"),
+                        rs.getString("worker_labels"), Arrays.stream((String[]) rs.getArray("worker_blocks").getArray())
+                                .map(UUID::fromString).toList(), new ArrayList<>());
+                int row = 0;
+                do {
+                    if (rs.getObject("id") != null) {
+                        poll.claimed().add(JobRows.view(rs, row++));
+                    }
+                } while (rs.next());
+                return poll;
+            }
+        }));
     }
 
     /** The pushed job, or empty when this push changed nothing (see {@link #verdict}). */
-    Optional<JobView> push(Push push) {
-        return push.bind(jdbc.sql(JOB_PUSH)).query(JobRows::view).optional();
+    Optional<JobView> push(Push push, boolean resultChecked) {
+        return push.bind(jdbc.sql(JOB_PUSH)).param("resultChecked", resultChecked).query(JobRows::view).optional();
     }
 
     /** {@code repeated}: this very push landed before; {@code mine}: this worker's push landed, another result. */

@@ -59,12 +59,13 @@ class JobService {
             rows.add(row(i, id, jobs.get(i), where(i, jobs.size())));
         }
         String input = json.writeValueAsString(rows);
-        int inserted = store.insert(input);
+        List<JobView> created = store.insert(input);
+        int inserted = created.size();
         if (inserted < jobs.size()) {
             resolveIdempotencyKeys(jobs, ids, input);
+            created = store.findMany(new LinkedHashSet<>(ids));
         }
-        Map<UUID, JobView> found = store.findMany(new LinkedHashSet<>(ids)).stream()
-                .collect(Collectors.toMap(JobView::id, Function.identity()));
+        Map<UUID, JobView> found = created.stream().collect(Collectors.toMap(JobView::id, Function.identity()));
         metrics.created(inserted);
         if (inserted > 0) {
             log.debug("Created {} jobs: {}", inserted, ids);

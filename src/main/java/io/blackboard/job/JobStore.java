@@ -32,12 +32,12 @@ class JobStore {
                   from %s
                  order by ord
                 on conflict (idempotency_key) do nothing
-                returning id),
+                returning *),
             events as (
                 insert into job_event (job_id, kind, attempt, actor)
                 select id, 'CREATED', 0, 'engine' from inserted)
-            select count(*) from inserted
-            """.formatted(INPUT);
+            select %s from inserted j
+            """.formatted(INPUT, JobRows.COLUMNS);
 
     /** Which job each keyed input names now, and whether it is the same job as the one asked for. */
     static final String JOB_MATCH_IDEMPOTENCY_KEYS = """
@@ -110,8 +110,9 @@ class JobStore {
         this.jdbc = jdbc;
     }
 
-    int insert(String jobsJson) {
-        return jdbc.sql(JOB_INSERT).param("jobs", jobsJson).query(Integer.class).single();
+    /** The jobs inserted; an input whose idempotency key is taken is not among them. */
+    List<JobView> insert(String jobsJson) {
+        return jdbc.sql(JOB_INSERT).param("jobs", jobsJson).query(JobRows::view).list();
     }
 
     record KeyMatch(int ord, UUID id, boolean same) {

@@ -54,7 +54,10 @@ public class WorkerService {
         return new RegisteredWorker(find(id), credentials.token());
     }
 
-    @Transactional
+    /**
+     * No transaction: the heartbeat and each lease statement that follows are guarded single
+     * statements that need not commit together, so BEGIN and COMMIT would only add round trips.
+     */
     PingReply ping(UUID id, @Nullable List<UUID> activeJobIds) {
         WorkerStore.Heartbeat beat = store.ping(id).orElseThrow(() -> new WorkerNotFound(id));
         List<UUID> cancel = heldJobs.heartbeat(id, activeJobIds);

@@ -75,7 +75,7 @@ class RaceTest extends BlackboardTest {
         try (ExecutorService pool = Executors.newFixedThreadPool(2)) {
             Future<?> push = pool.submit(() -> tx.executeWithoutResult(status -> {
                 assertThat(claims.push(new ClaimStore.Push(job, worker, 1, "SUCCESS", "{\"ok\": true}", null, null,
-                        null))).isPresent();
+                        null), false)).isPresent();
                 pushed.countDown();
                 await(release);
             }));
@@ -91,8 +91,7 @@ class RaceTest extends BlackboardTest {
     }
 
     private List<JobView> claimOnce(UUID workerId) {
-        ClaimStore.PollingWorker polling = claims.lockForPoll(workerId).orElseThrow();
-        return claims.claim(workerId, polling, polling.functionBlockIds(), 1, Duration.ofMinutes(12));
+        return claims.poll(workerId, null, 1, Duration.ofMinutes(12)).orElseThrow().claimed();
     }
 
     private static void await(CountDownLatch latch) {
