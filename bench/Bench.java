@@ -136,6 +136,7 @@ public class Bench {
                 Map.entry("backlog", () -> {
                     backlog();
                     report.claimBacklog = claimLatency("claim, 1M backlog");
+                    dropBacklog();
                 }),
                 Map.entry("ping", this::ping),
                 Map.entry("drift", this::drift),
@@ -607,6 +608,14 @@ public class Bench {
         sql.run("checkpoint");
         log("backlog: %d PENDING jobs in a block no worker serves, inserted and vacuumed in %.1f s", mode.backlog(),
                 (System.nanoTime() - t0) / 1e9);
+    }
+
+    /** The backlog served its phase; later phases start from the table the earlier ones left, as after pgbench. */
+    void dropBacklog() {
+        long t0 = System.nanoTime();
+        sql.run("delete from job where function_block_id = '%s'".formatted(blocks.get("bench.backlog")));
+        sql.run("vacuum analyze job");
+        log("backlog removed and vacuumed in %.1f s", (System.nanoTime() - t0) / 1e9);
     }
 
     /** 20,000 workers, registered in bulk in SQL, each pinging every 20 s, spread evenly. */

@@ -8,7 +8,9 @@
 #   options: --jfr FILE (record the server with JDK Flight Recorder), --keep-db, --out FILE,
 #            --phases a,b,c and --set e2eSec=60,... (see java bench/Bench.java --help),
 #            --heap 256m (server -Xmx), --jvm "OPTIONS" (the server's other JVM options; default
-#            those of the Dockerfile), --jar FILE (another build of the server, for A/B runs),
+#            those of the Dockerfile), --retention 5m (BLACKBOARD_JOB_RETENTION: PUSHED jobs leave
+#            the table after this, so the drift phase sees the steady state a deployment at this
+#            rate would configure), --jar FILE (another build of the server, for A/B runs),
 #            --no-vacuum (do not stand in for autovacuum when the cluster runs without it)
 # Environment: JAVA_HOME (JDK >= 22: the driver is a multi-file source program),
 # PGHOST/PGPORT/PGUSER (default 127.0.0.1, 5432, postgres), BENCH_TOKEN.
@@ -16,6 +18,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 mode=full jfr="" keep_db=0 no_vacuum=0 phases="" settings="" out="" heap=256m jar=""
+retention=5m
 jvm_opts=${BLACKBOARD_JVM_OPTS:-"-XX:+UseSerialGC -XX:MetaspaceSize=128m -XX:MaxMetaspaceSize=192m"}
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -29,8 +32,9 @@ while [ $# -gt 0 ]; do
     --out) out="$(realpath -m "$2")"; shift ;;
     --heap) heap="$2"; shift ;;
     --jvm) jvm_opts="$2"; shift ;;
+    --retention) retention="$2"; shift ;;
     --jar) jar="$(realpath "$2")"; shift ;;
-    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
+    -h|--help) awk 'NR > 1 && !/^#/ {exit} NR > 1 {print}' "$0"; exit 0 ;;
     *) echo "unknown option: $1" >&2; exit 2 ;;
   esac
   shift
@@ -98,12 +102,12 @@ server_jar="$work/$db.server.jar"
 ln -sf "$(realpath "$jar")" "$server_jar"
 
 start_server() {
-  echo "== server: $jar on port $port, database $db, -Xmx$heap $jvm_opts, log $log"
+  echo "== server: $jar on port $port, database $db, -Xmx$heap $jvm_opts, job retention $retention, log $log"
   # shellcheck disable=SC2086
   BLACKBOARD_WORKER_TOKENS="$token" BLACKBOARD_ENGINE_TOKENS="$token" BLACKBOARD_OPERATOR_TOKENS="$token" \
   SPRING_DATASOURCE_URL="jdbc:postgresql://$pg_host:$pg_port/$db" \
   SPRING_DATASOURCE_USERNAME="$pg_user" SPRING_DATASOURCE_PASSWORD="" SERVER_PORT="$port" \
-  MALLOC_ARENA_MAX=2 "$java" "-Xmx$heap" $jvm_opts "${jfr_opts[@]}" -jar "$server_jar" >"$log" 2>&1 &
+  BLACKBOARD_JOB_RETENTION="$retention" MALLOC_ARENA_MAX=2 "$java" "-Xmx$heap" $jvm_opts "${jfr_opts[@]}" -jar "$server_jar" >"$log" 2>&1 &
   server_pid=$!
   for i in $(seq 1 120); do
     if curl -sf -H "Authorization: Bearer $token" "http://127.0.0.1:$port/actuator/health" >/dev/null 2>&1; then

@@ -1,5 +1,6 @@
 package io.blackboard.functionblock;
 
+import io.blackboard.platform.WorkerAccess;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.media.Content;
 import io.swagger.v3.oas.annotations.media.ExampleObject;
@@ -8,7 +9,6 @@ import io.swagger.v3.oas.annotations.tags.Tag;
 import jakarta.validation.Valid;
 import java.util.List;
 import java.util.UUID;
-import org.springframework.security.access.prepost.PreAuthorize;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
@@ -20,8 +20,10 @@ import org.springframework.web.bind.annotation.RestController;
 class FunctionBlockController {
 
     private final FunctionBlockService functionBlocks;
+    private final WorkerAccess access;
 
-    FunctionBlockController(FunctionBlockService functionBlocks) {
+    FunctionBlockController(FunctionBlockService functionBlocks, WorkerAccess access) {
+        this.access = access;
         this.functionBlocks = functionBlocks;
     }
 
@@ -40,8 +42,8 @@ class FunctionBlockController {
                                                       "properties": {"host": {"type": "string"}}},
                                  "resultDataJsonSchema": {"type": "object"}}]}""")))
     @PostMapping("/function-blocks/register")
-    @PreAuthorize("@workerAccess.mayActAs(#request.workerId())")
     List<FunctionBlockView> register(@Valid @RequestBody RegisterFunctionBlocks request) {
+        access.requireMayActAs(request.workerId());
         return functionBlocks.register(request);
     }
 

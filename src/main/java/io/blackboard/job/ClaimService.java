@@ -66,7 +66,7 @@ class ClaimService {
             if (!waiters.isOpen()) {
                 return List.of();
             }
-            throw new JobProblems.TooManyParkedPolls(properties.maxParkedPolls());
+            throw new JobProblems.TooManyParkedPolls(properties.parkedPollLimit());
         }
         try {
             long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(request.waitMsOrDefault());

@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
 import org.springframework.jdbc.core.namedparam.MapSqlParameterSource;
 import org.springframework.jdbc.core.namedparam.NamedParameterJdbcTemplate;
 import org.springframework.jdbc.core.simple.JdbcClient;
@@ -33,6 +34,10 @@ class ClaimStore {
      * job when it claimed nothing, none for an unknown worker. The picking CTE is MATERIALIZED so
      * it runs exactly once (PostgreSQL bug 15715 is what happens to
      * {@code WHERE id IN (SELECT ... LIMIT n FOR UPDATE SKIP LOCKED)}).
+     * <p>{@code :limit} is written into the text ({@link #pollSql}), not bound: with the limit a
+     * parameter PostgreSQL never settles on the generic plan and plans every poll afresh, 0.3 ms
+     * of its CPU per poll; with it a literal, each limit's statement is planned five times and
+     * then reuses its plan (BENCHMARKS.md).
      */
     static final String POLL = """
             update worker set last_polled_at = now() where id = :workerId and deleted_at is null;
@@ -154,6 +159,10 @@ class ClaimStore {
              limit :limit
             """;
 
+    /** The most jobs one poll may ask for (PollRequest). */
+    static final int MAX_POLL_LIMIT = 100;
+    private static final Map<Integer, String> POLL_BY_LIMIT = new ConcurrentHashMap<>();
+
     private final JdbcClient jdbc;
     private final NamedParameterJdbcTemplate named;
 
@@ -166,12 +175,20 @@ class ClaimStore {
     record Poll(String state, String directive, String labels, List<UUID> served, List<JobView> claimed) {
     }
 
+    /** The poll statement for one limit, its text made once. */
+    private static String pollSql(int limit) {
+        if (limit < 1 || limit > MAX_POLL_LIMIT) {
+            throw new IllegalArgumentException("limit " + limit + " is outside 1.." + MAX_POLL_LIMIT);
+        }
+        return POLL_BY_LIMIT.computeIfAbsent(limit, n -> POLL.replace(":limit", Integer.toString(n)));
+    }
+
     /** Claims up to {@code limit} jobs of {@code blocks} (null: every block the worker serves); empty for an unknown worker. */
     Optional<Poll> poll(UUID workerId, @Nullable Collection<UUID> blocks, int limit, Duration timeout) {
         MapSqlParameterSource params = new MapSqlParameterSource().addValue("workerId", workerId)
                 .addValue("blocks", blocks == null ? null : SqlArrays.uuids(blocks))
-                .addValue("limit", limit).addValue("timeoutMs", timeout.toMillis());
-        return Optional.ofNullable(named.execute(POLL, params, (PreparedStatement statement) -> {
+                .addValue("timeoutMs", timeout.toMillis());
+        return Optional.ofNullable(named.execute(pollSql(limit), params, (PreparedStatement statement) -> {
             boolean rows = statement.execute();
             while (!rows) { // the worker update's count comes first
                 if (statement.getUpdateCount() == -1) {

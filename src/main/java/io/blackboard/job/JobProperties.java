@@ -7,6 +7,7 @@ import java.time.Duration;
 import java.time.temporal.ChronoUnit;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.convert.DurationUnit;
+import org.springframework.lang.Nullable;
 import org.springframework.validation.annotation.Validated;
 
 /**
@@ -17,7 +18,8 @@ import org.springframework.validation.annotation.Validated;
  * @param jobCheckInterval how often the stuck-job sweeper runs
  * @param jobRetention PUSHED jobs older than this are deleted
  * @param orphanGrace a claim younger than this is never released for missing from a heartbeat
- * @param maxParkedPolls long polls parked at once on this replica; past it, 429
+ * @param maxParkedPolls long polls parked at once on this replica; past it, 429. Unset: what
+ *     the heap holds (see {@link #parkedPollLimit()})
  * @param pollRecheck how often a parked poll re-checks on its own (covers lost notifications)
  */
 @Validated
@@ -27,8 +29,27 @@ record JobProperties(
         @NotNull @DurationUnit(ChronoUnit.MILLIS) Duration jobCheckInterval,
         @NotNull @DurationUnit(ChronoUnit.MILLIS) Duration jobRetention,
         @NotNull @DurationUnit(ChronoUnit.MILLIS) Duration orphanGrace,
-        @Min(0) int maxParkedPolls,
+        @Nullable @Min(0) Integer maxParkedPolls,
         @NotNull @DurationUnit(ChronoUnit.MILLIS) Duration pollRecheck) {
+
+    /** Heap a parked long poll keeps (Tomcat's request buffers, the parked stack), with headroom: BENCHMARKS.md. */
+    static final long HEAP_PER_PARKED_POLL = 192 * 1024;
+    /** Heap kept for everything else. */
+    static final long HEAP_RESERVE = 64L * 1024 * 1024;
+    static final int MOST_PARKED_POLLS = 5000;
+
+    /**
+     * The configured cap, or by default as many as the heap holds: (max heap - 64 MB) / 192 KB,
+     * at most 5,000. A parked poll keeps about 100 KB; the rest is headroom for the collector.
+     * 1,024 with the 256 MB heap of the Docker image.
+     */
+    int parkedPollLimit() {
+        return maxParkedPolls != null ? maxParkedPolls : parkedPollsFor(Runtime.getRuntime().maxMemory());
+    }
+
+    static int parkedPollsFor(long maxHeap) {
+        return Math.clamp((maxHeap - HEAP_RESERVE) / HEAP_PER_PARKED_POLL, 0, MOST_PARKED_POLLS);
+    }
 
     @AssertTrue(message = "durations must be positive")
     boolean isPositive() {

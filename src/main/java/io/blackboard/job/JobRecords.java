@@ -29,7 +29,7 @@ record CreateJob(
 record PollRequest(
         @NotNull UUID workerId,
         @Size(min = 1, max = 1000) List<@NotNull UUID> functionBlockIds,
-        @Min(1) @Max(100) Integer limit,
+        @Min(1) @Max(ClaimStore.MAX_POLL_LIMIT) Integer limit,
         @Min(0) @Max(30_000) Integer waitMs) {
 
     int limitOrDefault() {

@@ -75,7 +75,7 @@ class PollWaiters implements SmartLifecycle {
     Waiter park(Set<UUID> functionBlocks, Map<String, String> labels) {
         lock.lock();
         try {
-            if (!open || parked >= properties.maxParkedPolls()) {
+            if (!open || parked >= properties.parkedPollLimit()) {
                 return null;
             }
             Waiter waiter = new Waiter(functionBlocks, labels);

@@ -1,5 +1,6 @@
 package io.blackboard.job;
 
+import io.blackboard.platform.WorkerAccess;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.media.Content;
 import io.swagger.v3.oas.annotations.media.ExampleObject;
@@ -13,7 +14,6 @@ import jakarta.validation.constraints.Size;
 import java.util.List;
 import java.util.UUID;
 import org.springframework.lang.Nullable;
-import org.springframework.security.access.prepost.PreAuthorize;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
@@ -27,9 +27,11 @@ import org.springframework.web.bind.annotation.RestController;
 class WorkerJobController {
 
     private final ClaimService claims;
+    private final WorkerAccess access;
 
-    WorkerJobController(ClaimService claims) {
+    WorkerJobController(ClaimService claims, WorkerAccess access) {
         this.claims = claims;
+        this.access = access;
     }
 
     @Operation(summary = "Poll: claim jobs", description = "Atomically claims up to limit PENDING jobs of the "
@@ -42,8 +44,8 @@ class WorkerJobController {
     @io.swagger.v3.oas.annotations.parameters.RequestBody(content = @Content(examples = @ExampleObject(value = """
             {"workerId": "01a2011d-6ef8-77fd-9a3c-2b4e1f0a7c55", "limit": 1, "waitMs": 20000}""")))
     @PostMapping("/blackboard/job")
-    @PreAuthorize("@workerAccess.mayActAs(#request.workerId())")
     List<JobView> poll(@Valid @RequestBody PollRequest request) throws InterruptedException {
+        access.requireMayActAs(request.workerId());
         return claims.poll(request);
     }
 
@@ -62,16 +64,16 @@ class WorkerJobController {
                 {"jobId": "01a20125-34eb-7000-8a3e-3c1f5e0b9d21", "workerId": "01a2011d-6ef8-77fd-9a3c-2b4e1f0a7c55",
                  "attempt": 1, "status": "FAILURE", "error": {"message": "device refused the session"}}""")}))
     @PostMapping("/blackboard/job/result")
-    @PreAuthorize("@workerAccess.mayActAs(#request.workerId())")
     JobView push(@Valid @RequestBody PushRequest request) {
+        access.requireMayActAs(request.workerId());
         return claims.push(request);
     }
 
     /** Many pushes of one worker at once; each item is answered with its own status. */
     @Operation(summary = "Push many results at once", description = "One worker's pushes in one transaction; each item is answered with its own status, as a single push would be.")
     @PostMapping("/blackboard/job/results")
-    @PreAuthorize("@workerAccess.mayActAsAll(#requests.![workerId()])")
     List<PushOutcome> pushBatch(@RequestBody @Size(min = 1, max = 1000) List<@Valid @NotNull PushRequest> requests) {
+        access.requireMayActAsAll(requests.stream().map(PushRequest::workerId).toList());
         return claims.pushBatch(requests);
     }
 

@@ -12,9 +12,9 @@ import org.springframework.http.MediaType;
 import org.springframework.http.ProblemDetail;
 import org.springframework.security.authorization.AuthorizationDecision;
 import org.springframework.security.authorization.AuthorizationManager;
-import org.springframework.security.config.annotation.method.configuration.EnableMethodSecurity;
 import org.springframework.security.config.annotation.web.builders.HttpSecurity;
 import org.springframework.security.config.http.SessionCreationPolicy;
+import org.springframework.security.config.observation.SecurityObservationSettings;
 import org.springframework.security.core.Authentication;
 import org.springframework.security.web.AuthenticationEntryPoint;
 import org.springframework.security.web.SecurityFilterChain;
@@ -25,10 +25,9 @@ import tools.jackson.databind.json.JsonMapper;
 
 /**
  * Who may call what (DESIGN.md section 7). Stateless bearer tokens; worker calls are further
- * bound to the caller's own worker, by path here and by body through {@code @workerAccess}.
+ * bound to the caller's own worker, by path here and by body through {@link WorkerAccess}.
  */
 @Configuration
-@EnableMethodSecurity
 class SecurityConfiguration {
 
     private static final String WORKER = "WORKER";
@@ -75,6 +74,16 @@ class SecurityConfiguration {
                         // everything else is the operators': lists, deletes, cleanup, directives, metrics
                         .anyRequest().hasRole(OPERATOR));
         return http.build();
+    }
+
+    /**
+     * No observation of each security filter, authentication and authorization: wrapping every
+     * filter of every request cost a tenth of the server's CPU on the claim path and deepened the
+     * stack each parked long poll keeps (BENCHMARKS.md). http.server.requests still times requests.
+     */
+    @Bean
+    SecurityObservationSettings securityObservationSettings() {
+        return SecurityObservationSettings.noObservations();
     }
 
     /** Operators, or the worker whose id is in the path (an unreadable id is left to the controller: 400). */
