@@ -1,11 +1,10 @@
--- Not the ceiling: the server's own statement sequence for one job, through pgbench, to split
--- the gap between the server and claim1.sql into "SQL sequence" and "HTTP + Java". The poll is
--- ClaimStore.POLL, one round trip and one transaction: the server sends the worker update and
--- the claim as two statements in one message, which pgbench -M prepared cannot, so here the
--- update is a CTE of the claim (the same work). The push is JOB_PUSH on its own. The worker and
--- the timeout are parameters and the limit a literal, as the server binds them. Needs worker
--- rows whose ids are lpad(client_id, 32, '0'), serving the benchmark's block (the driver
--- registers them).
+-- Not the ceiling: the server's own statements for one job, through pgbench, to split the gap
+-- between the server and claim1.sql into "SQL" and "HTTP + Java". The server's poll is
+-- ClaimStore.WORKER_POLL then JOB_CLAIM in one transaction (three round trips); here the worker
+-- update is a CTE of the claim, the same work in one round trip. The push is JOB_PUSH on its
+-- own. The worker and the timeout are parameters and the limit a literal, as the server binds
+-- them. Needs worker rows whose ids are lpad(client_id, 32, '0'), serving the benchmark's block
+-- (the driver registers them).
 \set timeout 720000
 with locked as (
     update worker set last_polled_at = now()

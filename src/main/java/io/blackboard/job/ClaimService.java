@@ -20,6 +20,7 @@ import org.slf4j.LoggerFactory;
 import org.springframework.lang.Nullable;
 import org.springframework.stereotype.Service;
 import org.springframework.transaction.annotation.Transactional;
+import org.springframework.transaction.support.TransactionTemplate;
 import tools.jackson.core.type.TypeReference;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
@@ -34,13 +35,14 @@ class ClaimService {
 
     private final ClaimStore store;
     private final JobProperties properties;
+    private final TransactionTemplate tx;
     private final JsonMapper json;
     private final WorkerService workers;
     private final PollWaiters waiters;
     private final Schemas schemas;
     private final JobMetrics metrics;
 
-    ClaimService(ClaimStore store, JobProperties properties, JsonMapper json,
+    ClaimService(ClaimStore store, JobProperties properties, TransactionTemplate tx, JsonMapper json,
             WorkerService workers, PollWaiters waiters, Schemas schemas, JobMetrics metrics) {
         this.schemas = schemas;
         this.workers = workers;
@@ -48,6 +50,7 @@ class ClaimService {
         this.metrics = metrics;
         this.store = store;
         this.properties = properties;
+        this.tx = tx;
         this.json = json;
     }
 
@@ -56,12 +59,11 @@ class ClaimService {
      * matching job appears (on any replica), the periodic re-check, or the time runs out.
      */
     List<JobView> poll(PollRequest request) throws InterruptedException {
-        Attempt first = claimOnce(request);
+        Attempt first = tx.execute(status -> claimOnce(request));
         if (!first.claimed().isEmpty() || request.waitMsOrDefault() == 0) {
             return first.claimed();
         }
-        PollWaiters.Waiter waiter = waiters.park(first.eligible() ? first.blocks() : Set.of(),
-                json.readValue(first.labels(), LABELS));
+        PollWaiters.Waiter waiter = waiters.park(first.eligible() ? first.blocks() : Set.of(), first.labels());
         if (waiter == null) {
             if (!waiters.isOpen()) {
                 return List.of();
@@ -72,7 +74,7 @@ class ClaimService {
             long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(request.waitMsOrDefault());
             while (true) {
                 // the first pass closes the window between the empty claim and parking
-                List<JobView> claimed = claimOnce(request).claimed();
+                List<JobView> claimed = tx.execute(status -> claimOnce(request)).claimed();
                 long left = until - System.nanoTime();
                 if (!claimed.isEmpty() || left <= 0) {
                     return claimed;
@@ -87,34 +89,34 @@ class ClaimService {
         }
     }
 
-    /** One claim's outcome, and what a parked poll waits for: these blocks, jobs these labels (JSON) admit. */
-    private record Attempt(List<JobView> claimed, Set<UUID> blocks, String labels, boolean eligible) {
+    /** One claim transaction's outcome, and what a parked poll waits for. */
+    private record Attempt(List<JobView> claimed, Set<UUID> blocks, Map<String, String> labels, boolean eligible) {
     }
 
-    /** One round trip, its own transaction (see {@link ClaimStore#POLL}). */
     private Attempt claimOnce(PollRequest request) {
         UUID workerId = request.workerId();
-        Set<UUID> requested = request.functionBlockIds() == null ? null
-                : new LinkedHashSet<>(request.functionBlockIds());
-        ClaimStore.Poll poll = store.poll(workerId, requested, request.limitOrDefault(), properties.stuckJobTimeout())
-                .orElseThrow(() -> new WorkerNotFound(workerId));
-        if (requested != null) {
-            for (UUID id : requested) {
-                if (!poll.served().contains(id)) {
-                    throw new JobProblems.NotServedByWorker(workerId, id); // the statement claimed nothing
+        ClaimStore.PollingWorker worker = store.lockForPoll(workerId).orElseThrow(() -> new WorkerNotFound(workerId));
+        Set<UUID> blocks = new LinkedHashSet<>(worker.functionBlockIds());
+        if (request.functionBlockIds() != null) {
+            for (UUID id : request.functionBlockIds()) {
+                if (!blocks.contains(id)) {
+                    throw new JobProblems.NotServedByWorker(workerId, id);
                 }
             }
+            blocks = new LinkedHashSet<>(request.functionBlockIds());
         }
-        Set<UUID> blocks = requested != null ? requested : new LinkedHashSet<>(poll.served());
-        boolean eligible = "ONLINE".equals(poll.state()) && "RUN".equals(poll.directive()) && !blocks.isEmpty();
-        List<JobView> claimed = poll.claimed();
-        if (eligible) {
-            metrics.claimed(claimed);
+        boolean eligible = "ONLINE".equals(worker.state()) && "RUN".equals(worker.directive()) && !blocks.isEmpty();
+        Map<String, String> labels = json.readValue(worker.labels(), LABELS);
+        if (!eligible) {
+            return new Attempt(List.of(), blocks, labels, false);
         }
+        List<JobView> claimed = store.claim(workerId, worker, blocks, request.limitOrDefault(),
+                properties.stuckJobTimeout());
+        metrics.claimed(claimed);
         if (!claimed.isEmpty() && log.isDebugEnabled()) {
             log.debug("Worker {} claimed {}", workerId, claimed.stream().map(JobView::id).toList());
         }
-        return new Attempt(claimed, blocks, poll.labels(), eligible);
+        return new Attempt(claimed, blocks, labels, true);
     }
 
     /**

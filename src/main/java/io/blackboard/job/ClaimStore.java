@@ -1,10 +1,7 @@
 package io.blackboard.job;
 
 import io.blackboard.platform.SqlArrays;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
 import java.util.HashMap;
@@ -13,8 +10,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
-import org.springframework.jdbc.core.namedparam.MapSqlParameterSource;
-import org.springframework.jdbc.core.namedparam.NamedParameterJdbcTemplate;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.lang.Nullable;
 import org.springframework.stereotype.Repository;
@@ -24,46 +19,42 @@ import org.springframework.stereotype.Repository;
 class ClaimStore {
 
     /**
-     * One poll, one round trip: two statements sent together, which PostgreSQL runs as one
-     * transaction. The first locks the polling worker's row, so one worker's concurrent polls
-     * cannot together exceed its concurrency, and a claim cannot slip past the sweeper taking the
-     * worker OFFLINE. The second, on a snapshot taken after that lock, claims: it probes the
-     * PENDING index once per block (claim order within each), merges, and takes at most what the
-     * worker may still hold. It claims only for a worker that is ONLINE with directive RUN and
-     * serves every block asked for, and answers the worker's state on every row: one row with no
-     * job when it claimed nothing, none for an unknown worker. The picking CTE is MATERIALIZED so
-     * it runs exactly once (PostgreSQL bug 15715 is what happens to
-     * {@code WHERE id IN (SELECT ... LIMIT n FOR UPDATE SKIP LOCKED)}).
-     * <p>{@code :limit} is written into the text ({@link #pollSql}), not bound: with the limit a
+     * Locks the polling worker's row for the claim that follows in the same transaction, so one
+     * worker's concurrent polls cannot together exceed its concurrency, and a claim cannot slip
+     * past the sweeper taking the worker OFFLINE. Returns what the claim needs to know.
+     */
+    static final String WORKER_POLL = """
+            update worker w set last_polled_at = now()
+             where w.id = :workerId and w.deleted_at is null
+            returning w.state, w.directive, w.concurrency, w.labels::text as labels,
+                      array(select function_block_id from worker_function_block
+                             where worker_id = w.id)::text[] as function_block_ids
+            """;
+
+    /**
+     * One statement per poll. Probes the PENDING index once per requested function block
+     * (claim order within each), merges, and takes at most what the worker may still hold.
+     * The picking CTE is MATERIALIZED so it runs exactly once (PostgreSQL bug 15715 is what
+     * happens to {@code WHERE id IN (SELECT ... LIMIT n FOR UPDATE SKIP LOCKED)}).
+     * <p>{@code :limit} is written into the text ({@link #claimSql}), not bound: with the limit a
      * parameter PostgreSQL never settles on the generic plan and plans every poll afresh, 0.3 ms
      * of its CPU per poll; with it a literal, each limit's statement is planned five times and
      * then reuses its plan (BENCHMARKS.md).
      */
-    static final String POLL = """
-            update worker set last_polled_at = now() where id = :workerId and deleted_at is null;
-            with w as materialized (
-                select w.state, w.directive, w.concurrency, w.labels,
-                       array(select function_block_id from worker_function_block where worker_id = w.id) as served
-                  from worker w
-                 where w.id = :workerId and w.deleted_at is null),
-            ask as materialized (
-                select coalesce(cast(:blocks as uuid[]), w.served) as blocks,
-                       w.state = 'ONLINE' and w.directive = 'RUN'
-                           and coalesce(cast(:blocks as uuid[]) <@ w.served, true) as eligible
-                  from w),
-            picked as materialized (
+    static final String JOB_CLAIM = """
+            with picked as materialized (
                 select p.id
-                  from w cross join ask
-                  cross join unnest(case when ask.eligible then ask.blocks end) as fb(id)
+                  from unnest(cast(:functionBlockIds as uuid[])) as fb(id)
                   cross join lateral (
                       select j.id, j.priority, j.created_at
                         from job j
-                       where j.function_block_id = fb.id and j.status = 'PENDING' and j.selector <@ w.labels
+                       where j.function_block_id = fb.id and j.status = 'PENDING'
+                         and j.selector <@ cast(:labels as jsonb)
                        order by j.priority desc, j.created_at, j.id
                        limit :limit
                          for update skip locked) p
                  order by p.priority desc, p.created_at, p.id
-                 limit greatest(0, least(:limit, (select concurrency from w) -
+                 limit greatest(0, least(:limit, :concurrency -
                        (select count(*) from job h where h.worker_id = :workerId and h.status = 'POLLED')))),
             claimed as (
                 update job j
@@ -75,10 +66,7 @@ class ClaimStore {
             events as (
                 insert into job_event (job_id, kind, attempt, worker_id, actor)
                 select id, 'CLAIMED', attempt, worker_id, 'worker' from claimed)
-            select w.state as worker_state, w.directive as worker_directive, w.labels::text as worker_labels,
-                   w.served::text[] as worker_blocks, %s
-              from w left join claimed j on true
-             order by j.priority desc, j.created_at, j.id
+            select %s from claimed j order by j.priority desc, j.created_at, j.id
             """.formatted(JobRows.COLUMNS);
 
     /**
@@ -161,57 +149,42 @@ class ClaimStore {
 
     /** The most jobs one poll may ask for (PollRequest). */
     static final int MAX_POLL_LIMIT = 100;
-    private static final Map<Integer, String> POLL_BY_LIMIT = new ConcurrentHashMap<>();
+    private static final Map<Integer, String> CLAIM_BY_LIMIT = new ConcurrentHashMap<>();
 
     private final JdbcClient jdbc;
-    private final NamedParameterJdbcTemplate named;
 
-    ClaimStore(JdbcClient jdbc, NamedParameterJdbcTemplate named) {
+    ClaimStore(JdbcClient jdbc) {
         this.jdbc = jdbc;
-        this.named = named;
     }
 
-    /** The polling worker as the claim saw it, and what it claimed. */
-    record Poll(String state, String directive, String labels, List<UUID> served, List<JobView> claimed) {
-    }
-
-    /** The poll statement for one limit, its text made once. */
-    private static String pollSql(int limit) {
+    /** The claim statement for one limit, its text made once. */
+    private static String claimSql(int limit) {
         if (limit < 1 || limit > MAX_POLL_LIMIT) {
             throw new IllegalArgumentException("limit " + limit + " is outside 1.." + MAX_POLL_LIMIT);
         }
-        return POLL_BY_LIMIT.computeIfAbsent(limit, n -> POLL.replace(":limit", Integer.toString(n)));
+        return CLAIM_BY_LIMIT.computeIfAbsent(limit, n -> JOB_CLAIM.replace(":limit", Integer.toString(n)));
     }
 
-    /** Claims up to {@code limit} jobs of {@code blocks} (null: every block the worker serves); empty for an unknown worker. */
-    Optional<Poll> poll(UUID workerId, @Nullable Collection<UUID> blocks, int limit, Duration timeout) {
-        MapSqlParameterSource params = new MapSqlParameterSource().addValue("workerId", workerId)
-                .addValue("blocks", blocks == null ? null : SqlArrays.uuids(blocks))
-                .addValue("timeoutMs", timeout.toMillis());
-        return Optional.ofNullable(named.execute(pollSql(limit), params, (PreparedStatement statement) -> {
-            boolean rows = statement.execute();
-            while (!rows) { // the worker update's count comes first
-                if (statement.getUpdateCount() == -1) {
-                    throw new IllegalStateException("the poll statement answered no rows");
-                }
-                rows = statement.getMoreResults();
-            }
-            try (ResultSet rs = statement.getResultSet()) {
-                if (!rs.next()) {
-                    return null;
-                }
-                Poll poll = new Poll(rs.getString("worker_state"), rs.getString("worker_directive"),
-                        rs.getString("worker_labels"), Arrays.stream((String[]) rs.getArray("worker_blocks").getArray())
-                                .map(UUID::fromString).toList(), new ArrayList<>());
-                int row = 0;
-                do {
-                    if (rs.getObject("id") != null) {
-                        poll.claimed().add(JobRows.view(rs, row++));
-                    }
-                } while (rs.next());
-                return poll;
-            }
-        }));
+    record PollingWorker(String state, String directive, int concurrency, String labels,
+            List<UUID> functionBlockIds) {
+    }
+
+    Optional<PollingWorker> lockForPoll(UUID workerId) {
+        return jdbc.sql(WORKER_POLL).param("workerId", workerId)
+                .query((rs, n) -> new PollingWorker(rs.getString("state"), rs.getString("directive"),
+                        rs.getInt("concurrency"), rs.getString("labels"),
+                        Arrays.stream((String[]) rs.getArray("function_block_ids").getArray())
+                                .map(UUID::fromString).toList()))
+                .optional();
+    }
+
+    List<JobView> claim(UUID workerId, PollingWorker worker, Collection<UUID> functionBlockIds, int limit,
+            Duration timeout) {
+        return jdbc.sql(claimSql(limit))
+                .param("workerId", workerId).param("functionBlockIds", SqlArrays.uuids(functionBlockIds))
+                .param("labels", worker.labels()).param("concurrency", worker.concurrency())
+                .param("timeoutMs", timeout.toMillis())
+                .query(JobRows::view).list();
     }
 
     /** The pushed job, or empty when this push changed nothing (see {@link #verdict}). */

@@ -52,6 +52,7 @@ class JobLeases implements HeldJobs {
     }
 
     @Override
+    @Transactional(propagation = Propagation.MANDATORY)
     public List<UUID> heartbeat(UUID workerId, @Nullable List<UUID> activeJobIds) {
         if (activeJobIds == null) {
             // an SDK that does not report its jobs still learns of cancellations

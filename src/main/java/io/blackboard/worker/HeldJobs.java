@@ -8,20 +8,18 @@ import org.springframework.lang.Nullable;
 /**
  * What the worker registry needs done to the jobs a worker holds. Declared here and
  * implemented by the job feature, so the dependency points from jobs to workers only.
+ * Callers invoke it inside their own transaction, so the worker's state change and the
+ * jobs' fate commit together.
  */
 public interface HeldJobs {
 
-    /**
-     * Fails (or re-queues, where allowed) every job the workers hold in POLLED. Returns how many.
-     * Called inside the caller's transaction, so the worker's state change and the jobs' fate commit together.
-     */
+    /** Fails (or re-queues, where allowed) every job the workers hold in POLLED. Returns how many. */
     int takeFrom(Collection<UUID> workerIds, WorkerLoss reason);
 
     /**
      * Applies a heartbeat's view of held jobs: extends the leases of {@code activeJobIds},
      * releases claims the worker does not know of, and returns the ids the worker must stop.
      * With {@code activeJobIds} null the worker did not report, and only cancellations are returned.
-     * Each step is a guarded statement of its own; no transaction is needed.
      */
     List<UUID> heartbeat(UUID workerId, @Nullable List<UUID> activeJobIds);
 }

@@ -54,10 +54,7 @@ public class WorkerService {
         return new RegisteredWorker(find(id), credentials.token());
     }
 
-    /**
-     * No transaction: the heartbeat and each lease statement that follows are guarded single
-     * statements that need not commit together, so BEGIN and COMMIT would only add round trips.
-     */
+    @Transactional
     PingReply ping(UUID id, @Nullable List<UUID> activeJobIds) {
         WorkerStore.Heartbeat beat = store.ping(id).orElseThrow(() -> new WorkerNotFound(id));
         List<UUID> cancel = heldJobs.heartbeat(id, activeJobIds);

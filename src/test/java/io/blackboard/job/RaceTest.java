@@ -91,7 +91,8 @@ class RaceTest extends BlackboardTest {
     }
 
     private List<JobView> claimOnce(UUID workerId) {
-        return claims.poll(workerId, null, 1, Duration.ofMinutes(12)).orElseThrow().claimed();
+        ClaimStore.PollingWorker polling = claims.lockForPoll(workerId).orElseThrow();
+        return claims.claim(workerId, polling, polling.functionBlockIds(), 1, Duration.ofMinutes(12));
     }
 
     private static void await(CountDownLatch latch) {
