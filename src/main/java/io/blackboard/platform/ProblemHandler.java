@@ -1,6 +1,7 @@
 package io.blackboard.platform;
 
 import java.net.URI;
+import java.sql.SQLException;
 import java.util.List;
 import java.util.stream.Collectors;
 import org.slf4j.Logger;
@@ -79,9 +80,24 @@ class ProblemHandler extends ResponseEntityExceptionHandler {
 
     @ExceptionHandler(Exception.class)
     ResponseEntity<ProblemDetail> unexpected(Exception e) {
+        if (connectionLost(e)) {
+            // e.g. a rollback on a connection PostgreSQL closed while shutting down replaces the 503
+            return transientFailure(e);
+        }
         log.error("Unexpected failure", e);
         return ResponseEntity.internalServerError().body(problem(HttpStatus.INTERNAL_SERVER_ERROR, "internal",
                 "The server failed to answer this request; it has been logged"));
+    }
+
+    /** Whatever the wrapping, it comes down to a lost connection: SQLSTATE class 08, or 57P (the server shut down). */
+    static boolean connectionLost(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof SQLException sql && sql.getSQLState() != null
+                    && (sql.getSQLState().startsWith("08") || sql.getSQLState().startsWith("57P"))) {
+                return true;
+            }
+        }
+        return false;
     }
 
     @Override
