@@ -91,13 +91,9 @@ class ProblemHandler extends ResponseEntityExceptionHandler {
 
     /** Whatever the wrapping, it comes down to a lost connection: SQLSTATE class 08, or 57P (the server shut down). */
     static boolean connectionLost(Throwable e) {
-        for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
-            if (t instanceof SQLException sql && sql.getSQLState() != null
-                    && (sql.getSQLState().startsWith("08") || sql.getSQLState().startsWith("57P"))) {
-                return true;
-            }
-        }
-        return false;
+        SQLException sql = ExceptionUtils.find(e, SQLException.class);
+        String state = sql == null ? null : sql.getSQLState();
+        return state != null && (state.startsWith("08") || state.startsWith("57P"));
     }
 
     @Override

@@ -1,6 +1,7 @@
 package io.blackboard.platform;
 
 import java.util.Collection;
+import java.util.List;
 import java.util.UUID;
 import org.springframework.security.access.AccessDeniedException;
 import org.springframework.security.core.Authentication;
@@ -18,25 +19,15 @@ public class WorkerAccess {
 
     /** Refuses (403) unless the caller may act as this worker. */
     public void requireMayActAs(UUID workerId) {
-        if (!mayActAs(workerId)) {
-            throw new AccessDeniedException("Access Denied");
-        }
+        requireMayActAsAll(List.of(workerId));
     }
 
     /** Refuses (403) unless the caller may act as every one of these workers. */
     public void requireMayActAsAll(Collection<UUID> workerIds) {
-        if (!mayActAsAll(workerIds)) {
+        Authentication authentication = SecurityContextHolder.getContext().getAuthentication();
+        if (!workerIds.stream().allMatch(id -> allowed(authentication, id))) {
             throw new AccessDeniedException("Access Denied");
         }
-    }
-
-    public boolean mayActAs(UUID workerId) {
-        return allowed(SecurityContextHolder.getContext().getAuthentication(), workerId);
-    }
-
-    public boolean mayActAsAll(Collection<UUID> workerIds) {
-        Authentication authentication = SecurityContextHolder.getContext().getAuthentication();
-        return workerIds.stream().allMatch(id -> allowed(authentication, id));
     }
 
     static boolean allowed(Authentication authentication, UUID workerId) {
