@@ -10,8 +10,11 @@ import java.util.Map;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.context.ApplicationContext;
+import org.springframework.security.core.userdetails.UserDetailsService;
 import org.springframework.util.unit.DataSize;
 
 @ExtendWith(OutputCaptureExtension.class)
@@ -38,6 +41,12 @@ class SecurityTest extends IntegrationTest {
         assertProblem(api.as("not-a-token").get("/workers"), 401, "unknown");
         assertProblem(api.as("bbw_forged").post("/workers/" + UUID.randomUUID() + "/ping", null), 401, "unknown");
         assertThat(count("worker")).isZero();
+    }
+
+    @Test
+    void thereIsNoGeneratedPasswordUser(@Autowired ApplicationContext context) {
+        // Spring Boot's default would add a user with a generated password and warn at every start
+        assertThat(context.getBeansOfType(UserDetailsService.class)).isEmpty();
     }
 
     @Test
