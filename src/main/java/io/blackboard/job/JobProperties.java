@@ -15,8 +15,8 @@ import org.springframework.validation.annotation.Validated;
  * are milliseconds; values like {@code 12m} or {@code 7d} work too.
  *
  * @param stuckJobTimeout a POLLED job not pushed (nor its lease extended) within this is failed
- * @param jobCheckInterval how often the stuck-job sweeper runs
- * @param jobRetention PUSHED jobs older than this are deleted
+ * @param jobCheckInterval how often the stuck-job sweeper runs, and the retention reaper at the latest
+ * @param jobRetention PUSHED jobs older than this are deleted (see {@link #reaperInterval()})
  * @param orphanGrace a claim younger than this is never released for missing from a heartbeat
  * @param maxParkedPolls long polls parked at once on this replica; past it, 429. Unset: what
  *     the heap holds (see {@link #parkedPollLimit()})
@@ -49,6 +49,18 @@ record JobProperties(
 
     static int parkedPollsFor(long maxHeap) {
         return Math.clamp((maxHeap - HEAP_RESERVE) / HEAP_PER_PARKED_POLL, 0, MOST_PARKED_POLLS);
+    }
+
+    /**
+     * How often the retention reaper runs: every tenth of the retention, so PUSHED jobs stay at
+     * most about 1.1 times the retention, and a short retention never lets a minute's worth of
+     * jobs pile up for one big delete; every {@code jobCheckInterval} at the latest, every
+     * second at the soonest.
+     */
+    Duration reaperInterval() {
+        Duration tenth = jobRetention.dividedBy(10);
+        return tenth.compareTo(jobCheckInterval) > 0 ? jobCheckInterval
+                : tenth.compareTo(Duration.ofSeconds(1)) < 0 ? Duration.ofSeconds(1) : tenth;
     }
 
     @AssertTrue(message = "durations must be positive")

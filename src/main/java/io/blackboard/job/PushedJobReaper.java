@@ -31,7 +31,7 @@ class PushedJobReaper implements Sweeper {
 
     @Override
     public Duration interval() {
-        return properties.jobCheckInterval();
+        return properties.reaperInterval();
     }
 
     @Override
