@@ -8,7 +8,7 @@
 #   options: --jfr FILE (record the server with JDK Flight Recorder), --keep-db, --out FILE,
 #            --phases a,b,c and --set e2eSec=60,... (see java bench/Bench.java --help),
 #            --heap 256m (server -Xmx), --jvm "OPTIONS" (the server's other JVM options; default
-#            those of the Dockerfile), --retention 5m (BLACKBOARD_JOB_RETENTION: PUSHED jobs leave
+#            those of the Dockerfile), --retention 1m (BLACKBOARD_JOB_RETENTION: PUSHED jobs leave
 #            the table after this, so the drift phase sees the steady state a deployment at this
 #            rate would configure), --jar FILE (another build of the server, for A/B runs),
 #            --no-vacuum (do not stand in for autovacuum when the cluster runs without it)
@@ -18,7 +18,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 mode=full jfr="" keep_db=0 no_vacuum=0 phases="" settings="" out="" heap=256m jar=""
-retention=5m
+retention=1m
 jvm_opts=${BLACKBOARD_JVM_OPTS:-"-XX:+UseSerialGC -XX:MetaspaceSize=128m -XX:MaxMetaspaceSize=192m"}
 while [ $# -gt 0 ]; do
   case "$1" in
