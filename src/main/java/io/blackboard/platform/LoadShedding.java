@@ -1,0 +1,100 @@
+package io.blackboard.platform;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import jakarta.servlet.FilterChain;
+import jakarta.servlet.ServletException;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import jakarta.validation.constraints.Min;
+import jakarta.validation.constraints.NotNull;
+import java.io.IOException;
+import java.time.Duration;
+import java.time.temporal.ChronoUnit;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.convert.DurationUnit;
+import org.springframework.core.Ordered;
+import org.springframework.core.annotation.Order;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.MediaType;
+import org.springframework.stereotype.Component;
+import org.springframework.validation.annotation.Validated;
+import org.springframework.web.filter.OncePerRequestFilter;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * Bounds the requests in progress on this replica. With virtual threads no thread pool does:
+ * under overload every request waits for a database connection while it keeps about 100 KB of
+ * Tomcat buffers, until the heap is full and the JVM does nothing but collect (BENCHMARKS.md,
+ * "Overload"). Past the bound a request waits up to the queue wait for a slot, then is answered
+ * 503 with {@code Retry-After} at once, having done nothing.
+ * <p>Polls are bounded by the parked-poll cap instead (a parked poll must not hold a slot for
+ * half a minute), and health, info and metrics always answer, so probes and scrapes still see
+ * an overloaded replica.
+ */
+@Component
+@Order(Ordered.HIGHEST_PRECEDENCE + 10) // after the http.server.requests observation: 503s are counted there too
+class LoadShedding extends OncePerRequestFilter {
+
+    /** BLACKBOARD_MAX_CONCURRENT_REQUESTS and BLACKBOARD_REQUEST_QUEUE_MS. */
+    @Validated
+    @ConfigurationProperties("blackboard.load")
+    record Properties(@Min(1) int maxConcurrentRequests,
+            @NotNull @DurationUnit(ChronoUnit.MILLIS) Duration queueWait) {
+    }
+
+    private final Semaphore slots;
+    private final Properties properties;
+    private final JsonMapper json;
+    private final Counter shed;
+
+    LoadShedding(Properties properties, JsonMapper json, MeterRegistry registry) {
+        this.properties = properties;
+        this.json = json;
+        this.slots = new Semaphore(properties.maxConcurrentRequests());
+        this.shed = Counter.builder("blackboard.http.requests.shed")
+                .description("Requests answered 503 because BLACKBOARD_MAX_CONCURRENT_REQUESTS were in progress")
+                .register(registry);
+        Gauge.builder("blackboard.http.requests.active", slots,
+                        s -> properties.maxConcurrentRequests() - s.availablePermits())
+                .description("Requests in progress that count against BLACKBOARD_MAX_CONCURRENT_REQUESTS")
+                .register(registry);
+    }
+
+    @Override
+    protected boolean shouldNotFilter(HttpServletRequest request) {
+        String path = request.getRequestURI();
+        return path.startsWith("/actuator/")
+                || ("POST".equals(request.getMethod()) && "/blackboard/job".equals(path));
+    }
+
+    @Override
+    protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
+            throws ServletException, IOException {
+        boolean admitted;
+        try {
+            admitted = slots.tryAcquire(properties.queueWait().toNanos(), TimeUnit.NANOSECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            admitted = false;
+        }
+        if (!admitted) {
+            shed.increment();
+            response.setStatus(HttpStatus.SERVICE_UNAVAILABLE.value());
+            response.setContentType(MediaType.APPLICATION_PROBLEM_JSON_VALUE);
+            response.setHeader("Retry-After", "1");
+            json.writeValue(response.getOutputStream(), ProblemHandler.problem(HttpStatus.SERVICE_UNAVAILABLE,
+                    "overloaded", "This replica already has " + properties.maxConcurrentRequests()
+                            + " requests in progress (BLACKBOARD_MAX_CONCURRENT_REQUESTS); nothing was done, retry shortly"));
+            return;
+        }
+        try {
+            chain.doFilter(request, response);
+        } finally {
+            slots.release();
+        }
+    }
+}
