@@ -14,6 +14,7 @@ import java.time.Duration;
 import java.time.temporal.ChronoUnit;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.convert.DurationUnit;
 import org.springframework.core.Ordered;
@@ -30,7 +31,9 @@ import tools.jackson.databind.json.JsonMapper;
  * under overload every request waits for a database connection while it keeps about 100 KB of
  * Tomcat buffers, until the heap is full and the JVM does nothing but collect (BENCHMARKS.md,
  * "Overload"). Past the bound a request waits up to the queue wait for a slot, then is answered
- * 503 with {@code Retry-After} at once, having done nothing.
+ * 503 with {@code Retry-After}, having done nothing. The waiting requests are bounded too: past
+ * {@code maxQueuedRequests} of them a request is answered at once, so a burst faster than the
+ * queue wait drains cannot pile up either.
  * <p>Polls are bounded by the parked-poll cap instead (a parked poll must not hold a slot for
  * half a minute), and health, info and metrics always answer, so probes and scrapes still see
  * an overloaded replica.
@@ -39,14 +42,15 @@ import tools.jackson.databind.json.JsonMapper;
 @Order(Ordered.HIGHEST_PRECEDENCE + 10) // after the http.server.requests observation: 503s are counted there too
 class LoadShedding extends OncePerRequestFilter {
 
-    /** BLACKBOARD_MAX_CONCURRENT_REQUESTS and BLACKBOARD_REQUEST_QUEUE_MS. */
+    /** BLACKBOARD_MAX_CONCURRENT_REQUESTS, BLACKBOARD_MAX_QUEUED_REQUESTS and BLACKBOARD_REQUEST_QUEUE_MS. */
     @Validated
     @ConfigurationProperties("blackboard.load")
-    record Properties(@Min(1) int maxConcurrentRequests,
+    record Properties(@Min(1) int maxConcurrentRequests, @Min(0) int maxQueuedRequests,
             @NotNull @DurationUnit(ChronoUnit.MILLIS) Duration queueWait) {
     }
 
     private final Semaphore slots;
+    private final AtomicInteger queued = new AtomicInteger();
     private final Properties properties;
     private final JsonMapper json;
     private final Counter shed;
@@ -62,6 +66,9 @@ class LoadShedding extends OncePerRequestFilter {
                         s -> properties.maxConcurrentRequests() - s.availablePermits())
                 .description("Requests in progress that count against BLACKBOARD_MAX_CONCURRENT_REQUESTS")
                 .register(registry);
+        Gauge.builder("blackboard.http.requests.queued", queued, AtomicInteger::get)
+                .description("Requests waiting for one of the BLACKBOARD_MAX_CONCURRENT_REQUESTS slots")
+                .register(registry);
     }
 
     @Override
@@ -74,14 +81,7 @@ class LoadShedding extends OncePerRequestFilter {
     @Override
     protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
             throws ServletException, IOException {
-        boolean admitted;
-        try {
-            admitted = slots.tryAcquire(properties.queueWait().toNanos(), TimeUnit.NANOSECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            admitted = false;
-        }
-        if (!admitted) {
+        if (!slots.tryAcquire() && !awaitSlot()) {
             shed.increment();
             response.setStatus(HttpStatus.SERVICE_UNAVAILABLE.value());
             response.setContentType(MediaType.APPLICATION_PROBLEM_JSON_VALUE);
@@ -95,6 +95,21 @@ class LoadShedding extends OncePerRequestFilter {
             chain.doFilter(request, response);
         } finally {
             slots.release();
+        }
+    }
+
+    /** Waits up to the queue wait for a slot, unless too many requests wait already. */
+    private boolean awaitSlot() {
+        try {
+            if (queued.incrementAndGet() > properties.maxQueuedRequests()) {
+                return false;
+            }
+            return slots.tryAcquire(properties.queueWait().toNanos(), TimeUnit.NANOSECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        } finally {
+            queued.decrementAndGet();
         }
     }
 }

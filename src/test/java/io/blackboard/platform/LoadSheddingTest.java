@@ -16,8 +16,12 @@ import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.test.context.TestPropertySource;
 
-/** Past BLACKBOARD_MAX_CONCURRENT_REQUESTS a request is answered 503 at once instead of piling up. */
-@TestPropertySource(properties = {"blackboard.load.max-concurrent-requests=2", "blackboard.load.queue-wait=300"})
+/**
+ * Past BLACKBOARD_MAX_CONCURRENT_REQUESTS a request waits a little for a slot, past
+ * BLACKBOARD_MAX_QUEUED_REQUESTS waiting ones it is answered at once: 503 instead of piling up.
+ */
+@TestPropertySource(properties = {"blackboard.load.max-concurrent-requests=2", "blackboard.load.max-queued-requests=1",
+        "blackboard.load.queue-wait=2000"})
 class LoadSheddingTest extends IntegrationTest {
 
     @Autowired
@@ -49,14 +53,25 @@ class LoadSheddingTest extends IntegrationTest {
             }
 
             long started = System.nanoTime();
-            Api.Response refused = api.get("/workers/" + other);
+            CompletableFuture<Api.Response> waiting = CompletableFuture.supplyAsync(() -> api.get("/workers/" + other));
+            while (registry.get("blackboard.http.requests.queued").gauge().value() < 1) {
+                assertThat(System.nanoTime()).as("one request waiting for a slot").isLessThan(deadline);
+                Thread.sleep(10);
+            }
+            long queueFullAt = System.nanoTime();
+            Api.Response turnedAway = api.get("/workers/" + other);
+            long turnedAwayMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - queueFullAt);
+            Api.Response refused = waiting.get(20, TimeUnit.SECONDS);
             long waitedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
 
+            assertProblem(turnedAway, 503, "requests in progress");
+            assertThat(turnedAwayMs).as("the queue is full: no wait").isLessThan(1000);
             assertProblem(refused, 503, "requests in progress");
             assertThat(refused.at("/type").asString()).isEqualTo("/problems/overloaded");
             assertThat(refused.headers().firstValue("Retry-After")).hasValue("1");
-            assertThat(waitedMs).as("it waited for a slot first").isGreaterThanOrEqualTo(250);
-            assertThat(registry.counter("blackboard.http.requests.shed").count()).isEqualTo(shedBefore + 1);
+            assertThat(waitedMs).as("it waited for a slot first").isGreaterThanOrEqualTo(1900);
+            assertThat(registry.get("blackboard.http.requests.queued").gauge().value()).isZero();
+            assertThat(registry.counter("blackboard.http.requests.shed").count()).isEqualTo(shedBefore + 2);
             assertThat(api.get("/actuator/health").status()).as("probes still answer").isEqualTo(200);
             assertThat(api.post("/blackboard/job", Map.of("workerId", other)).status())
                     .as("polls are bounded by the parked-poll cap instead").isEqualTo(200);
