@@ -19,7 +19,7 @@ cd "$(dirname "$0")/.."
 
 mode=full jfr="" keep_db=0 no_vacuum=0 phases="" settings="" out="" heap=256m jar=""
 retention=1m
-jvm_opts=${BLACKBOARD_JVM_OPTS:-"-XX:+UseSerialGC -XX:MetaspaceSize=128m -XX:MaxMetaspaceSize=192m"}
+jvm_opts=${BLACKBOARD_JVM_OPTS:-"-XX:+UseSerialGC -XX:MetaspaceSize=128m -XX:MaxMetaspaceSize=192m -XX:+ExitOnOutOfMemoryError"}
 while [ $# -gt 0 ]; do
   case "$1" in
     --quick) mode=quick ;;
