@@ -15,6 +15,7 @@ import java.time.temporal.ChronoUnit;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.convert.DurationUnit;
 import org.springframework.core.Ordered;
@@ -22,6 +23,7 @@ import org.springframework.core.annotation.Order;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
 import org.springframework.stereotype.Component;
+import org.springframework.util.unit.DataSize;
 import org.springframework.validation.annotation.Validated;
 import org.springframework.web.filter.OncePerRequestFilter;
 import tools.jackson.databind.json.JsonMapper;
@@ -33,7 +35,11 @@ import tools.jackson.databind.json.JsonMapper;
  * "Overload"). Past the bound a request waits up to the queue wait for a slot, then is answered
  * 503 with {@code Retry-After}, having done nothing. The waiting requests are bounded too: past
  * {@code maxQueuedRequests} of them a request is answered at once, so a burst faster than the
- * queue wait drains cannot pile up either.
+ * queue wait drains cannot pile up either. And the request bodies in progress are bounded in
+ * bytes: 200 requests at the 1 MB body cap, with the JSON trees parsed from them, would not fit
+ * the heap. A body counts with its declared length, a chunked one with the body cap; a request
+ * whose body does not fit is answered 503 before a byte of it is read (one body alone always
+ * fits).
  * <p>Polls are bounded by the parked-poll cap instead (a parked poll must not hold a slot for
  * half a minute), and health, info and metrics always answer, so probes and scrapes still see
  * an overloaded replica.
@@ -42,21 +48,27 @@ import tools.jackson.databind.json.JsonMapper;
 @Order(Ordered.HIGHEST_PRECEDENCE + 10) // after the http.server.requests observation: 503s are counted there too
 class LoadShedding extends OncePerRequestFilter {
 
-    /** BLACKBOARD_MAX_CONCURRENT_REQUESTS, BLACKBOARD_MAX_QUEUED_REQUESTS and BLACKBOARD_REQUEST_QUEUE_MS. */
+    /**
+     * BLACKBOARD_MAX_CONCURRENT_REQUESTS, BLACKBOARD_MAX_QUEUED_REQUESTS,
+     * BLACKBOARD_REQUEST_QUEUE_MS and BLACKBOARD_MAX_BODY_BYTES_IN_PROGRESS.
+     */
     @Validated
     @ConfigurationProperties("blackboard.load")
     record Properties(@Min(1) int maxConcurrentRequests, @Min(0) int maxQueuedRequests,
-            @NotNull @DurationUnit(ChronoUnit.MILLIS) Duration queueWait) {
+            @NotNull @DurationUnit(ChronoUnit.MILLIS) Duration queueWait, @NotNull DataSize maxBodyBytesInProgress) {
     }
 
     private final Semaphore slots;
     private final AtomicInteger queued = new AtomicInteger();
+    private final AtomicLong bodyBytes = new AtomicLong();
+    private final long maxBodySize;
     private final Properties properties;
     private final JsonMapper json;
     private final Counter shed;
 
-    LoadShedding(Properties properties, JsonMapper json, MeterRegistry registry) {
+    LoadShedding(Properties properties, SecurityProperties limits, JsonMapper json, MeterRegistry registry) {
         this.properties = properties;
+        this.maxBodySize = limits.maxBodySize().toBytes();
         this.json = json;
         this.slots = new Semaphore(properties.maxConcurrentRequests());
         this.shed = Counter.builder("blackboard.http.requests.shed")
@@ -68,6 +80,10 @@ class LoadShedding extends OncePerRequestFilter {
                 .register(registry);
         Gauge.builder("blackboard.http.requests.queued", queued, AtomicInteger::get)
                 .description("Requests waiting for one of the BLACKBOARD_MAX_CONCURRENT_REQUESTS slots")
+                .register(registry);
+        Gauge.builder("blackboard.http.requests.body.bytes", bodyBytes, AtomicLong::get)
+                .description("Declared body bytes of the requests in progress (BLACKBOARD_MAX_BODY_BYTES_IN_PROGRESS)")
+                .baseUnit("bytes")
                 .register(registry);
     }
 
@@ -82,19 +98,60 @@ class LoadShedding extends OncePerRequestFilter {
     protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
             throws ServletException, IOException {
         if (!slots.tryAcquire() && !awaitSlot()) {
-            shed.increment();
-            response.setStatus(HttpStatus.SERVICE_UNAVAILABLE.value());
-            response.setContentType(MediaType.APPLICATION_PROBLEM_JSON_VALUE);
-            response.setHeader("Retry-After", "1");
-            json.writeValue(response.getOutputStream(), ProblemHandler.problem(HttpStatus.SERVICE_UNAVAILABLE,
-                    "overloaded", "This replica already has " + properties.maxConcurrentRequests()
-                            + " requests in progress (BLACKBOARD_MAX_CONCURRENT_REQUESTS); nothing was done, retry shortly"));
+            refuse(response, "This replica already has " + properties.maxConcurrentRequests()
+                    + " requests in progress (BLACKBOARD_MAX_CONCURRENT_REQUESTS); nothing was done, retry shortly");
             return;
         }
+        long body = declaredBody(request);
+        boolean counted = false;
         try {
+            counted = reserve(body);
+            if (!counted) {
+                refuse(response, "This replica already reads " + properties.maxBodyBytesInProgress().toBytes()
+                        + " bytes of request bodies (BLACKBOARD_MAX_BODY_BYTES_IN_PROGRESS); nothing was done, retry shortly");
+                return;
+            }
             chain.doFilter(request, response);
         } finally {
+            if (counted) {
+                bodyBytes.addAndGet(-body);
+            }
             slots.release();
+        }
+    }
+
+    private void refuse(HttpServletResponse response, String detail) throws IOException {
+        shed.increment();
+        response.setStatus(HttpStatus.SERVICE_UNAVAILABLE.value());
+        response.setContentType(MediaType.APPLICATION_PROBLEM_JSON_VALUE);
+        response.setHeader("Retry-After", "1");
+        json.writeValue(response.getOutputStream(),
+                ProblemHandler.problem(HttpStatus.SERVICE_UNAVAILABLE, "overloaded", detail));
+    }
+
+    /** The body's declared length; a chunked body may be as large as the body cap. */
+    private long declaredBody(HttpServletRequest request) {
+        long length = request.getContentLengthLong();
+        if (length >= 0) {
+            return Math.min(length, maxBodySize);
+        }
+        return request.getHeader("Transfer-Encoding") != null ? maxBodySize : 0;
+    }
+
+    /** Counts a body against the bound; one body alone always fits, whatever the bound. */
+    private boolean reserve(long body) {
+        if (body == 0) {
+            return true;
+        }
+        long max = properties.maxBodyBytesInProgress().toBytes();
+        while (true) {
+            long current = bodyBytes.get();
+            if (current > 0 && current + body > max) {
+                return false;
+            }
+            if (bodyBytes.compareAndSet(current, current + body)) {
+                return true;
+            }
         }
     }
 

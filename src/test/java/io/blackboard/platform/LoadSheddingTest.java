@@ -7,10 +7,13 @@ import io.blackboard.IntegrationTest;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -21,7 +24,7 @@ import org.springframework.test.context.TestPropertySource;
  * BLACKBOARD_MAX_QUEUED_REQUESTS waiting ones it is answered at once: 503 instead of piling up.
  */
 @TestPropertySource(properties = {"blackboard.load.max-concurrent-requests=2", "blackboard.load.max-queued-requests=1",
-        "blackboard.load.queue-wait=2000"})
+        "blackboard.load.queue-wait=2000", "blackboard.load.max-body-bytes-in-progress=1000"})
 class LoadSheddingTest extends IntegrationTest {
 
     @Autowired
@@ -37,12 +40,7 @@ class LoadSheddingTest extends IntegrationTest {
         double shedBefore = registry.counter("blackboard.http.requests.shed").count();
         CompletableFuture<Api.Response> first;
         CompletableFuture<Api.Response> second;
-        try (Connection lock = dataSource.getConnection()) {
-            lock.setAutoCommit(false);
-            try (PreparedStatement select = lock.prepareStatement("select 1 from worker where id = ? for update")) {
-                select.setObject(1, stuck);
-                select.executeQuery().close();
-            }
+        try (Connection lock = lockWorkerRow(stuck)) {
             // two pings wait on the worker row: both slots are taken
             first = CompletableFuture.supplyAsync(() -> api.post("/workers/" + stuck + "/ping", null));
             second = CompletableFuture.supplyAsync(() -> api.post("/workers/" + stuck + "/ping", null));
@@ -82,5 +80,62 @@ class LoadSheddingTest extends IntegrationTest {
         assertThat(second.get(20, TimeUnit.SECONDS).status()).isEqualTo(200);
         assertThat(registry.get("blackboard.http.requests.active").gauge().value()).isZero();
         assertThat(api.get("/workers/" + other).status()).as("slots are given back").isEqualTo(200);
+    }
+
+    @Test
+    void aBodyPastTheBytesInProgressIs503BeforeItIsReadWhileBodilessRequestsStillRun() throws Exception {
+        UUID stuck = registerWorker("stuck");
+        UUID other = registerWorker("other");
+        Map<String, Object> bigPing = Map.of("activeJobIds", unknownJobIds(18)); // about 700 bytes
+        Map<String, Object> smallPing = Map.of("activeJobIds", unknownJobIds(9)); // about 350 bytes
+        String seenBefore = lastSeen(other);
+        CompletableFuture<Api.Response> big;
+        try (Connection lock = lockWorkerRow(stuck)) {
+            big = CompletableFuture.supplyAsync(() -> api.post("/workers/" + stuck + "/ping", bigPing));
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+            while (registry.get("blackboard.http.requests.body.bytes").gauge().value() < 600) {
+                assertThat(System.nanoTime()).as("the big body is in progress").isLessThan(deadline);
+                Thread.sleep(10);
+            }
+
+            Api.Response refused = api.post("/workers/" + other + "/ping", smallPing);
+
+            assertProblem(refused, 503, "bytes of request bodies");
+            assertThat(refused.headers().firstValue("Retry-After")).hasValue("1");
+            assertThat(lastSeen(other)).as("nothing was done").isEqualTo(seenBefore);
+            assertThat(api.get("/workers/" + other).status()).as("a bodiless request still runs").isEqualTo(200);
+            assertThat(big).isNotDone();
+            lock.rollback();
+        }
+        assertThat(big.get(20, TimeUnit.SECONDS).status()).isEqualTo(200);
+        assertThat(registry.get("blackboard.http.requests.body.bytes").gauge().value()).isZero();
+        assertThat(api.getText("/actuator/prometheus").raw()).contains(
+                "blackboard_http_requests_body_bytes{application=\"blackboard\"} 0.0",
+                "blackboard_http_requests_queued{application=\"blackboard\"} 0.0",
+                "blackboard_http_requests_active{");
+        assertThat(api.post("/workers/" + other + "/ping", smallPing).status()).as("the bytes are given back")
+                .isEqualTo(200);
+        Map<String, Object> alone = Map.of("activeJobIds", unknownJobIds(40)); // about 1,500 bytes
+        assertThat(api.post("/workers/" + other + "/ping", alone).status())
+                .as("one body alone always fits, even past the bound").isEqualTo(200);
+    }
+
+    /** Holds the worker's row lock until the connection rolls back: its pings wait. */
+    private Connection lockWorkerRow(UUID worker) throws SQLException {
+        Connection lock = dataSource.getConnection();
+        lock.setAutoCommit(false);
+        try (PreparedStatement select = lock.prepareStatement("select 1 from worker where id = ? for update")) {
+            select.setObject(1, worker);
+            select.executeQuery().close();
+        }
+        return lock;
+    }
+
+    private String lastSeen(UUID worker) {
+        return jdbc.sql("select last_seen_at::text from worker where id = ?").param(worker).query(String.class).single();
+    }
+
+    private static List<String> unknownJobIds(int count) {
+        return Stream.generate(() -> UUID.randomUUID().toString()).limit(count).toList();
     }
 }
