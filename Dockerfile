@@ -18,9 +18,10 @@ EXPOSE 8080
 HEALTHCHECK --interval=10s --timeout=3s --start-period=40s --retries=3 \
     CMD curl -fsS http://localhost:8080/actuator/health/readiness || exit 1
 # The JVM the benchmark measures (BENCHMARKS.md): a 256 MB heap holds 1,000 parked long polls;
-# the serial collector and two malloc arenas keep the footprint small. An OutOfMemoryError can end
+# the serial collector, two malloc arenas and giving freed native memory back every 5 s
+# (TrimNativeHeapInterval: about 35 MB less RSS) keep the footprint small. An OutOfMemoryError can end
 # Tomcat's acceptor thread, leaving a replica that accepts nothing: exit instead, and let the
 # restart policy bring it back. Override with -e JAVA_TOOL_OPTIONS=...
-ENV JAVA_TOOL_OPTIONS="-Xmx256m -XX:+UseSerialGC -XX:MetaspaceSize=128m -XX:MaxMetaspaceSize=192m -XX:+ExitOnOutOfMemoryError" \
+ENV JAVA_TOOL_OPTIONS="-Xmx256m -XX:+UseSerialGC -XX:MetaspaceSize=128m -XX:MaxMetaspaceSize=192m -XX:TrimNativeHeapInterval=5000 -XX:+ExitOnOutOfMemoryError" \
     MALLOC_ARENA_MAX=2
 ENTRYPOINT ["java", "-jar", "/app/blackboard.jar"]

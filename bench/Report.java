@@ -66,7 +66,9 @@ final class Report {
         row("claim (poll) p99, 1,000,000-job backlog elsewhere", ms(backlog), "", ratio(backlog, plain)
                 + " of no backlog", "<= 1.2x", verdict(backlog / plain <= 1.2, backlog, plain));
         double drift = drift();
-        row("throughput drift, steady mixed load" + (driftRates == null ? "" : ", " + driftSeries()),
+        row("throughput drift, steady mixed load after a warm-up" + (driftRates == null ? ""
+                : ", " + driftSeries() + "; trend of the windows (least squares) over the phase, as a share of the"
+                + " mean; last window against the first: %+.1f%%".formatted(100 * endpointDrift())),
                 Double.isNaN(drift) ? "not run" : "%+.1f%%".formatted(100 * drift), "", "", "< 10%",
                 verdict(Math.abs(drift) < 0.10, drift));
         row("server RSS at the end", mb(rssEnd), "", "", "", "");
@@ -97,8 +99,32 @@ final class Report {
         return out.toString();
     }
 
-    /** Last window against the first; the first window starts on a warm server. */
+    /**
+     * The trend of the windows: the least-squares line's change over the whole phase, as a share
+     * of the mean rate. Unlike the last window against the first, one window slowed by a vacuum
+     * run moves it by a tenth of what it moves the endpoints.
+     */
     double drift() {
+        if (driftRates == null || driftRates.length < 2) {
+            return Double.NaN;
+        }
+        int n = driftRates.length;
+        double meanX = (n - 1) / 2.0;
+        double meanY = 0;
+        for (double r : driftRates) {
+            meanY += r / n;
+        }
+        double sxy = 0;
+        double sxx = 0;
+        for (int i = 0; i < n; i++) {
+            sxy += (i - meanX) * (driftRates[i] - meanY);
+            sxx += (i - meanX) * (i - meanX);
+        }
+        return meanY == 0 ? Double.NaN : sxy / sxx * n / meanY;
+    }
+
+    /** The last window against the first, shown beside the trend. */
+    double endpointDrift() {
         if (driftRates == null || driftRates.length < 2 || driftRates[0] == 0) {
             return Double.NaN;
         }

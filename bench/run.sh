@@ -3,7 +3,7 @@
 # drives simulated workers and an engine over HTTP (bench/Bench.java, JDK only), measures the
 # raw-SQL ceiling on the same database with pgbench, and prints one table. See README, "Benchmark".
 #
-#   bench/run.sh            full run (about 17 minutes; the drift phase alone is 10)
+#   bench/run.sh            full run (about 18 minutes; the drift phase alone is 11)
 #   bench/run.sh --quick    every phase for seconds (about 3 minutes)
 #   options: --jfr FILE (record the server with JDK Flight Recorder), --keep-db, --out FILE,
 #            --phases a,b,c and --set e2eSec=60,... (see java bench/Bench.java --help),
@@ -19,7 +19,7 @@ cd "$(dirname "$0")/.."
 
 mode=full jfr="" keep_db=0 no_vacuum=0 phases="" settings="" out="" heap=256m jar=""
 retention=1m
-jvm_opts=${BLACKBOARD_JVM_OPTS:-"-XX:+UseSerialGC -XX:MetaspaceSize=128m -XX:MaxMetaspaceSize=192m -XX:+ExitOnOutOfMemoryError"}
+jvm_opts=${BLACKBOARD_JVM_OPTS:-"-XX:+UseSerialGC -XX:MetaspaceSize=128m -XX:MaxMetaspaceSize=192m -XX:TrimNativeHeapInterval=5000 -XX:+ExitOnOutOfMemoryError"}
 while [ $# -gt 0 ]; do
   case "$1" in
     --quick) mode=quick ;;
