@@ -3,7 +3,7 @@
 # drives simulated workers and an engine over HTTP (bench/Bench.java, JDK only), measures the
 # raw-SQL ceiling on the same database with pgbench, and prints one table. See README, "Benchmark".
 #
-#   bench/run.sh            full run (about 18 minutes; the drift phase alone is 11)
+#   bench/run.sh            full run (about 22 minutes; the drift phase alone is 15)
 #   bench/run.sh --quick    every phase for seconds (about 3 minutes)
 #   options: --jfr FILE (record the server with JDK Flight Recorder), --keep-db, --out FILE,
 #            --phases a,b,c and --set e2eSec=60,... (see java bench/Bench.java --help),
