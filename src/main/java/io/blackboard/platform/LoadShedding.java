@@ -21,7 +21,6 @@ import org.springframework.boot.convert.DurationUnit;
 import org.springframework.core.Ordered;
 import org.springframework.core.annotation.Order;
 import org.springframework.http.HttpStatus;
-import org.springframework.http.MediaType;
 import org.springframework.stereotype.Component;
 import org.springframework.util.unit.DataSize;
 import org.springframework.validation.annotation.Validated;
@@ -122,10 +121,8 @@ class LoadShedding extends OncePerRequestFilter {
 
     private void refuse(HttpServletResponse response, String detail) throws IOException {
         shed.increment();
-        response.setStatus(HttpStatus.SERVICE_UNAVAILABLE.value());
-        response.setContentType(MediaType.APPLICATION_PROBLEM_JSON_VALUE);
         response.setHeader("Retry-After", "1");
-        json.writeValue(response.getOutputStream(),
+        ProblemHandler.write(response, json,
                 ProblemHandler.problem(HttpStatus.SERVICE_UNAVAILABLE, "overloaded", detail));
     }
 

@@ -14,7 +14,6 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.core.Ordered;
 import org.springframework.core.annotation.Order;
 import org.springframework.http.HttpStatus;
-import org.springframework.http.MediaType;
 import org.springframework.web.filter.OncePerRequestFilter;
 import tools.jackson.core.StreamReadConstraints;
 import tools.jackson.databind.json.JsonMapper;
@@ -65,10 +64,8 @@ class RequestLimits {
         protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
                 throws ServletException, IOException {
             if (request.getContentLengthLong() > max) {
-                response.setStatus(HttpStatus.CONTENT_TOO_LARGE.value());
-                response.setContentType(MediaType.APPLICATION_PROBLEM_JSON_VALUE);
                 response.setHeader("Connection", "close");
-                json.writeValue(response.getOutputStream(), ProblemHandler.problem(HttpStatus.CONTENT_TOO_LARGE,
+                ProblemHandler.write(response, json, ProblemHandler.problem(HttpStatus.CONTENT_TOO_LARGE,
                         "body-too-large", "The request body is larger than " + max + " bytes"));
                 return;
             }

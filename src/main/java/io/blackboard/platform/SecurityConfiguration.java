@@ -8,7 +8,6 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.http.HttpMethod;
 import org.springframework.http.HttpStatus;
-import org.springframework.http.MediaType;
 import org.springframework.http.ProblemDetail;
 import org.springframework.security.authorization.AuthorizationDecision;
 import org.springframework.security.authorization.AuthorizationManager;
@@ -103,11 +102,9 @@ class SecurityConfiguration {
 
     private static void write(HttpServletResponse response, JsonMapper json, ProblemDetail problem,
             boolean challenge) throws IOException {
-        response.setStatus(problem.getStatus());
-        response.setContentType(MediaType.APPLICATION_PROBLEM_JSON_VALUE);
         if (challenge) {
             response.setHeader("WWW-Authenticate", "Bearer");
         }
-        json.writeValue(response.getOutputStream(), problem);
+        ProblemHandler.write(response, json, problem);
     }
 }
