@@ -152,7 +152,9 @@ class ProblemHandler extends ResponseEntityExceptionHandler {
     @Override
     protected ResponseEntity<Object> createResponseEntity(@Nullable Object body, HttpHeaders headers,
             HttpStatusCode statusCode, WebRequest request) {
-        if (body instanceof ProblemDetail problem && problem.getType().equals(URI.create("about:blank"))) {
+        // Spring 7 leaves a framework problem's type unset (null) where 6 said about:blank
+        if (body instanceof ProblemDetail problem
+                && (problem.getType() == null || problem.getType().equals(URI.create("about:blank")))) {
             problem.setType(URI.create("/problems/" + kindOf(statusCode)));
         }
         return super.createResponseEntity(body, headers, statusCode, request);
