@@ -54,10 +54,26 @@ public class WorkerService {
         return new RegisteredWorker(find(id), credentials.token());
     }
 
-    @Transactional
+    /**
+     * A heartbeat. An idle worker (most pings at scale: it lists no jobs and holds none) costs one
+     * statement and no transaction, so its connection is back in the pool after one round trip.
+     * Every other ping records itself and applies its view of held jobs in one transaction.
+     */
     PingReply ping(UUID id, @Nullable List<UUID> activeJobIds) {
-        WorkerStore.Heartbeat beat = store.ping(id).orElseThrow(() -> new WorkerNotFound(id));
-        List<UUID> cancel = heldJobs.heartbeat(id, activeJobIds);
+        if (activeJobIds != null && activeJobIds.isEmpty()) {
+            WorkerStore.Heartbeat beat = store.ping(id).orElseThrow(() -> new WorkerNotFound(id));
+            // it lists nothing, so every claim it holds past the grace period is an orphan to release
+            List<UUID> cancel = beat.holdsClaims() ? tx.execute(status -> heldJobs.heartbeat(id, activeJobIds))
+                    : List.of();
+            return reply(beat, cancel);
+        }
+        return tx.execute(status -> {
+            WorkerStore.Heartbeat beat = store.ping(id).orElseThrow(() -> new WorkerNotFound(id));
+            return reply(beat, heldJobs.heartbeat(id, activeJobIds));
+        });
+    }
+
+    private PingReply reply(WorkerStore.Heartbeat beat, List<UUID> cancel) {
         return new PingReply(beat.state(), beat.directive(), beat.serverTime(),
                 properties.pingInterval().toMillis(), cancel);
     }

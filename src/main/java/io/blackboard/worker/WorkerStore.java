@@ -28,7 +28,8 @@ class WorkerStore {
                    state_changed_at = case when state = 'ONLINE' then state_changed_at else now() end,
                    state = 'ONLINE'
              where id = :id and deleted_at is null
-            returning state, directive, now() as server_time
+            returning state, directive, now() as server_time,
+                      exists (select 1 from job j where j.worker_id = worker.id and j.status = 'POLLED') as holds_claims
             """;
 
     static final String WORKER_GO_OFFLINE = """
@@ -181,14 +182,18 @@ class WorkerStore {
                 .update();
     }
 
-    record Heartbeat(WorkerState state, Directive directive, OffsetDateTime serverTime) {
+    /**
+     * What a ping's update returns. {@code holdsClaims}: the worker held a POLLED job in the
+     * update's snapshot; a claim committed after it is younger than any orphan grace period.
+     */
+    record Heartbeat(WorkerState state, Directive directive, OffsetDateTime serverTime, boolean holdsClaims) {
     }
 
     Optional<Heartbeat> ping(UUID id) {
         return jdbc.sql(WORKER_PING).param("id", id)
                 .query((rs, n) -> new Heartbeat(WorkerState.valueOf(rs.getString("state")),
                         Directive.valueOf(rs.getString("directive")),
-                        rs.getObject("server_time", OffsetDateTime.class)))
+                        rs.getObject("server_time", OffsetDateTime.class), rs.getBoolean("holds_claims")))
                 .optional();
     }
 

@@ -90,6 +90,35 @@ class CancelAndLeaseTest extends BlackboardTest {
     }
 
     @Test
+    void anIdlePingReleasesEveryClaimPastTheGracePeriod() {
+        UUID old = createJob(echo, Map.of());
+        claim(worker, 1);
+        UUID fresh = createJob(echo, Map.of());
+        claim(worker, 1);
+        jdbc.sql("update job set polled_at = now() - interval '1 minute' where id = :id").param("id", old).update();
+
+        Api.Response reply = api.post("/workers/" + worker + "/ping", Map.of("activeJobIds", List.of()));
+
+        assertThat(cancelIds(reply)).isEmpty();
+        assertThat(status(old)).isEqualTo("PENDING");
+        assertThat(status(fresh)).isEqualTo("POLLED");
+        assertThat(jdbc.sql("select count(*) from job_event where job_id = :id and kind = 'RELEASED'")
+                .param("id", old).query(Long.class).single()).isEqualTo(1);
+    }
+
+    @Test
+    void anIdlePingOfAWorkerHoldingNothingChangesNoJob() {
+        UUID job = createJob(echo, Map.of());
+        String before = row(job);
+
+        Api.Response reply = api.post("/workers/" + worker + "/ping", Map.of("activeJobIds", List.of()));
+
+        assertThat(cancelIds(reply)).isEmpty();
+        assertThat(reply.at("/state").asString()).isEqualTo("ONLINE");
+        assertThat(row(job)).isEqualTo(before);
+    }
+
+    @Test
     void aFreshClaimIsNotReleasedWithinTheGracePeriod() {
         UUID job = createJob(echo, Map.of());
         claim(worker, 1);
