@@ -16,6 +16,7 @@ import java.util.function.Function;
 import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.dao.DataIntegrityViolationException;
 import org.springframework.stereotype.Service;
 import org.springframework.transaction.annotation.Transactional;
 import org.springframework.transaction.support.TransactionTemplate;
@@ -57,11 +58,19 @@ class JobService {
      * keys, a reused key found after the insert must undo the batch, so it runs in one.
      */
     Created create(List<CreateJob> jobs) {
-        requireValidParams(jobs);
-        if (jobs.stream().anyMatch(job -> job.idempotencyKey() != null)) {
-            return tx.execute(status -> insert(jobs));
+        Set<UUID> blocks = jobs.stream().map(CreateJob::functionBlockId).collect(Collectors.toSet());
+        requireValidParams(jobs, store.paramsSchemas(blocks));
+        try {
+            if (jobs.stream().anyMatch(job -> job.idempotencyKey() != null)) {
+                return tx.execute(status -> insert(jobs));
+            }
+            return insert(jobs);
+        } catch (DataIntegrityViolationException e) {
+            // a function block removed by hand since it was read: look again, so it is a 422
+            store.forgetParamsSchemas(blocks);
+            requireValidParams(jobs, store.paramsSchemas(blocks));
+            throw e;
         }
-        return insert(jobs);
     }
 
     private Created insert(List<CreateJob> jobs) {
@@ -108,9 +117,7 @@ class JobService {
     }
 
     /** Every job names a registered function block and carries params its paramsJsonSchema accepts. */
-    private void requireValidParams(List<CreateJob> jobs) {
-        Set<UUID> wanted = jobs.stream().map(CreateJob::functionBlockId).collect(Collectors.toSet());
-        Map<UUID, Optional<String>> known = store.paramsSchemas(wanted);
+    private void requireValidParams(List<CreateJob> jobs, Map<UUID, Optional<String>> known) {
         for (int i = 0; i < jobs.size(); i++) {
             CreateJob job = jobs.get(i);
             Optional<String> schema = known.get(job.functionBlockId());

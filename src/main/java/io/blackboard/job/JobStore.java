@@ -3,12 +3,14 @@ package io.blackboard.job;
 import io.blackboard.platform.SqlArrays;
 import java.time.Duration;
 import java.time.OffsetDateTime;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Repository;
 
@@ -104,7 +106,11 @@ class JobStore {
                and j.pushed_at < now() - :retentionMs * interval '1 millisecond'
             """;
 
+    /** Function blocks whose params schema is kept; a deployment has tens or hundreds. */
+    private static final int MAX_KNOWN_SCHEMAS = 1_000;
+
     private final JdbcClient jdbc;
+    private final Map<UUID, Optional<String>> knownSchemas = new ConcurrentHashMap<>();
 
     JobStore(JdbcClient jdbc) {
         this.jdbc = jdbc;
@@ -126,13 +132,42 @@ class JobStore {
     }
 
     /** Existing function blocks among {@code ids}, each with its params schema (empty when it has none). */
+    /**
+     * The params schema of each of these function blocks that exists (empty when it has none).
+     * A function block's contract never changes (the same name and version with another schema
+     * is refused) and no function block is ever deleted, so what was read once is kept, and a
+     * create of known blocks costs no look-up.
+     */
     Map<UUID, Optional<String>> paramsSchemas(Collection<UUID> ids) {
         Map<UUID, Optional<String>> schemas = new HashMap<>();
-        jdbc.sql(FUNCTION_BLOCK_PARAMS_SCHEMAS).param("ids", SqlArrays.uuids(ids))
-                .query((rs, n) -> schemas.put(rs.getObject("id", UUID.class),
+        List<UUID> unknown = new ArrayList<>();
+        for (UUID id : ids) {
+            Optional<String> schema = knownSchemas.get(id);
+            if (schema == null) {
+                unknown.add(id);
+            } else {
+                schemas.put(id, schema);
+            }
+        }
+        if (unknown.isEmpty()) {
+            return schemas;
+        }
+        Map<UUID, Optional<String>> loaded = new HashMap<>();
+        jdbc.sql(FUNCTION_BLOCK_PARAMS_SCHEMAS).param("ids", SqlArrays.uuids(unknown))
+                .query((rs, n) -> loaded.put(rs.getObject("id", UUID.class),
                         Optional.ofNullable(rs.getString("schema"))))
                 .list();
+        if (knownSchemas.size() + loaded.size() > MAX_KNOWN_SCHEMAS) {
+            knownSchemas.clear();
+        }
+        knownSchemas.putAll(loaded);
+        schemas.putAll(loaded);
         return schemas;
+    }
+
+    /** Reads these function blocks' schemas afresh next time: rows were removed behind the server's back. */
+    void forgetParamsSchemas(Collection<UUID> ids) {
+        ids.forEach(knownSchemas::remove);
     }
 
     Optional<JobView> find(UUID id) {

@@ -74,6 +74,17 @@ class JobCreationTest extends BlackboardTest {
     }
 
     @Test
+    void aFunctionBlockRemovedByHandSinceItsLastJobIsUnknownAgainNotAServerError() {
+        createJob(echo, Map.of()); // the server now keeps echo's contract
+        jdbc.sql("truncate job_event, job, worker_function_block, function_block").update();
+
+        Api.Response response = api.post("/blackboard/jobs", Map.of("functionBlockId", echo, "type", "EXECUTE"));
+
+        assertProblem(response, 422, echo.toString());
+        assertThat(count("job")).isZero();
+    }
+
+    @Test
     void invalidJobsAre400NamingTheFieldAndStoreNothing() {
         assertProblem(api.post("/blackboard/jobs", Map.of("functionBlockId", echo)), 400, "type");
         assertProblem(api.post("/blackboard/jobs", Map.of("functionBlockId", echo, "type", "DANCE")), 400, "type");
