@@ -3,6 +3,7 @@ package io.blackboard.job;
 import io.blackboard.functionblock.Schemas;
 import io.blackboard.platform.ApiException;
 import io.blackboard.platform.BadRequest;
+import io.blackboard.platform.SqlTransactions;
 import io.blackboard.worker.WorkerNotFound;
 import io.blackboard.worker.WorkerService;
 import java.time.Duration;
@@ -20,7 +21,6 @@ import org.slf4j.LoggerFactory;
 import org.springframework.lang.Nullable;
 import org.springframework.stereotype.Service;
 import org.springframework.transaction.annotation.Transactional;
-import org.springframework.transaction.support.TransactionTemplate;
 import tools.jackson.core.type.TypeReference;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
@@ -35,14 +35,14 @@ class ClaimService {
 
     private final ClaimStore store;
     private final JobProperties properties;
-    private final TransactionTemplate tx;
+    private final SqlTransactions sql;
     private final JsonMapper json;
     private final WorkerService workers;
     private final PollWaiters waiters;
     private final Schemas schemas;
     private final JobMetrics metrics;
 
-    ClaimService(ClaimStore store, JobProperties properties, TransactionTemplate tx, JsonMapper json,
+    ClaimService(ClaimStore store, JobProperties properties, SqlTransactions sql, JsonMapper json,
             WorkerService workers, PollWaiters waiters, Schemas schemas, JobMetrics metrics) {
         this.schemas = schemas;
         this.workers = workers;
@@ -50,7 +50,7 @@ class ClaimService {
         this.metrics = metrics;
         this.store = store;
         this.properties = properties;
-        this.tx = tx;
+        this.sql = sql;
         this.json = json;
     }
 
@@ -59,11 +59,12 @@ class ClaimService {
      * matching job appears (on any replica), the periodic re-check, or the time runs out.
      */
     List<JobView> poll(PollRequest request) throws InterruptedException {
-        Attempt first = tx.execute(status -> claimOnce(request));
+        Attempt first = sql.execute(status -> claimOnce(request));
         if (!first.claimed().isEmpty() || request.waitMsOrDefault() == 0) {
             return first.claimed();
         }
-        PollWaiters.Waiter waiter = waiters.park(first.eligible() ? first.blocks() : Set.of(), first.labels());
+        PollWaiters.Waiter waiter = waiters.park(first.eligible() ? first.blocks() : Set.of(),
+                json.readValue(first.labels(), LABELS));
         if (waiter == null) {
             if (!waiters.isOpen()) {
                 return List.of();
@@ -74,7 +75,7 @@ class ClaimService {
             long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(request.waitMsOrDefault());
             while (true) {
                 // the first pass closes the window between the empty claim and parking
-                List<JobView> claimed = tx.execute(status -> claimOnce(request)).claimed();
+                List<JobView> claimed = sql.execute(status -> claimOnce(request)).claimed();
                 long left = until - System.nanoTime();
                 if (!claimed.isEmpty() || left <= 0) {
                     return claimed;
@@ -89,8 +90,8 @@ class ClaimService {
         }
     }
 
-    /** One claim transaction's outcome, and what a parked poll waits for. */
-    private record Attempt(List<JobView> claimed, Set<UUID> blocks, Map<String, String> labels, boolean eligible) {
+    /** One claim transaction's outcome, and what a parked poll waits for (labels as stored JSON). */
+    private record Attempt(List<JobView> claimed, Set<UUID> blocks, String labels, boolean eligible) {
     }
 
     private Attempt claimOnce(PollRequest request) {
@@ -106,9 +107,8 @@ class ClaimService {
             blocks = new LinkedHashSet<>(request.functionBlockIds());
         }
         boolean eligible = "ONLINE".equals(worker.state()) && "RUN".equals(worker.directive()) && !blocks.isEmpty();
-        Map<String, String> labels = json.readValue(worker.labels(), LABELS);
         if (!eligible) {
-            return new Attempt(List.of(), blocks, labels, false);
+            return new Attempt(List.of(), blocks, worker.labels(), false);
         }
         List<JobView> claimed = store.claim(workerId, worker, blocks, request.limitOrDefault(),
                 properties.stuckJobTimeout());
@@ -116,7 +116,7 @@ class ClaimService {
         if (!claimed.isEmpty() && log.isDebugEnabled()) {
             log.debug("Worker {} claimed {}", workerId, claimed.stream().map(JobView::id).toList());
         }
-        return new Attempt(claimed, blocks, labels, true);
+        return new Attempt(claimed, blocks, worker.labels(), true);
     }
 
     /**
