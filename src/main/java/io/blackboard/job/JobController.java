@@ -40,7 +40,7 @@ class JobController {
 
     /** One job in, one job out; an array in, an array out. 201 when anything was created. */
     @Operation(summary = "Create a job or a batch", description = "One job (an object) answers one job; an array "
-            + "of up to 1000 answers an array, created in one transaction and in order. An idempotencyKey already "
+            + "of up to 1000 answers an array, created all or none, in order. An idempotencyKey already "
             + "used answers the existing job (200), or 409 when the content differs.")
     @ApiResponse(responseCode = "201", description = "Created", content = @Content(mediaType = "application/json",
             schema = @Schema(oneOf = {JobView.class, JobView[].class})))

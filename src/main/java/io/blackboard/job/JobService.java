@@ -66,7 +66,8 @@ class JobService {
             }
             return insert(jobs);
         } catch (DataIntegrityViolationException e) {
-            // a function block removed by hand since it was read: look again, so it is a 422
+            // among these (a CHECK, a foreign key): a function block removed by hand since its
+            // schema was kept. Look again, so that is a 422; anything else is rethrown as it was.
             store.forgetParamsSchemas(blocks);
             requireValidParams(jobs, store.paramsSchemas(blocks));
             throw e;

@@ -131,7 +131,6 @@ class JobStore {
                 .list();
     }
 
-    /** Existing function blocks among {@code ids}, each with its params schema (empty when it has none). */
     /**
      * The params schema of each of these function blocks that exists (empty when it has none).
      * A function block's contract never changes (the same name and version with another schema

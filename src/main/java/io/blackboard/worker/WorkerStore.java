@@ -184,7 +184,8 @@ class WorkerStore {
 
     /**
      * What a ping's update returns. {@code holdsClaims}: the worker held a POLLED job in the
-     * update's snapshot; a claim committed after it is younger than any orphan grace period.
+     * update's snapshot. A claim committed after it is not yet past the orphan grace period
+     * (with a grace of 0, the worker's next idle ping releases it).
      */
     record Heartbeat(WorkerState state, Directive directive, OffsetDateTime serverTime, boolean holdsClaims) {
     }
