@@ -100,10 +100,15 @@ class JobStore {
                  limit :batch
                    for update skip locked),
             events as (
-                delete from job_event e using doomed where e.job_id = doomed.id)
-            delete from job j using doomed
-             where j.id = doomed.id and j.status = 'PUSHED'
-               and j.pushed_at < now() - :retentionMs * interval '1 millisecond'
+                delete from job_event e using doomed where e.job_id = doomed.id),
+            gone as (
+                delete from job j using doomed
+                 where j.id = doomed.id and j.status = 'PUSHED'
+                   and j.pushed_at < now() - :retentionMs * interval '1 millisecond'
+                returning j.pushed_at)
+            select count(*) as deleted,
+                   coalesce(floor(extract(epoch from now() - min(pushed_at)) * 1000), 0)::bigint as oldest_age_ms
+              from gone
             """;
 
     /** Function blocks whose params schema is kept; a deployment has tens or hundreds. */
@@ -228,7 +233,12 @@ class JobStore {
                 .list();
     }
 
-    int deleteExpired(Duration retention, int batch) {
-        return jdbc.sql(JOB_DELETE_EXPIRED).param("retentionMs", retention.toMillis()).param("batch", batch).update();
+    /** One batch of the retention reaper: how many jobs it deleted, and how long ago the oldest was pushed. */
+    record Reaped(int deleted, long oldestAgeMs) {
+    }
+
+    Reaped deleteExpired(Duration retention, int batch) {
+        return jdbc.sql(JOB_DELETE_EXPIRED).param("retentionMs", retention.toMillis()).param("batch", batch)
+                .query((rs, n) -> new Reaped(rs.getInt("deleted"), rs.getLong("oldest_age_ms"))).single();
     }
 }

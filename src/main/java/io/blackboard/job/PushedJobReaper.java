@@ -2,18 +2,43 @@ package io.blackboard.job;
 
 import io.blackboard.platform.Sweeper;
 import java.time.Duration;
+import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Component;
 
-/** Deletes PUSHED jobs (and their events) older than the retention, in small batches. */
+/**
+ * Deletes PUSHED jobs (and their events) older than the retention, in small batches, each
+ * committed on its own: short locks, small WAL bursts.
+ *
+ * <p>Paced, because deleting history is maintenance and must not starve requests. Jobs expire
+ * at the rate they were pushed a retention ago, and every pass finds an interval's worth of
+ * them: a minute's worth with the default retention, or a burst's worth after a busy spell.
+ * Deleted at full speed, that takes a whole core of PostgreSQL for seconds, and the pings and
+ * polls beside it queue for the CPU (BENCHMARKS.md: the ping tail). So after each full batch
+ * the pass waits up to four times as long as the batch took: on time, it uses about a fifth
+ * of one connection. The further the oldest expired job is past its retention, the shorter the
+ * wait, down to none at {@link #TOLERATED_LAG} intervals behind: a sustained push rate faster
+ * than the paced reaper holds the lag where the reaper keeps up, instead of growing the table
+ * without bound.
+ */
 @Component
 class PushedJobReaper implements Sweeper {
 
-    static final int BATCH = 1000;
+    static final int BATCH = 500;
+    /** On time, the pass waits this many times as long as each batch took. */
+    static final int PAUSE_PER_BATCH_TIME = 4;
+    /** Intervals past the retention at which the pass stops waiting. */
+    static final int TOLERATED_LAG = 10;
     private static final Logger log = LoggerFactory.getLogger(PushedJobReaper.class);
 
     record Result(int deleted) {
+    }
+
+    /** Waits between batches; false when interrupted (the server is stopping). */
+    @FunctionalInterface
+    interface Pacer {
+        boolean pause(long nanos);
     }
 
     private final JobStore store;
@@ -36,16 +61,39 @@ class PushedJobReaper implements Sweeper {
 
     @Override
     public Result runOnce() {
+        return runOnce(BATCH, PushedJobReaper::sleep);
+    }
+
+    Result runOnce(int batch, Pacer pacer) {
+        long retentionMs = properties.jobRetention().toMillis();
+        long toleratedLagMs = interval().multipliedBy(TOLERATED_LAG).toMillis();
         int deleted = 0;
-        int batch;
-        do {
-            // each batch commits on its own (auto-commit): short locks, small WAL bursts
-            batch = store.deleteExpired(properties.jobRetention(), BATCH);
-            deleted += batch;
-        } while (batch == BATCH);
+        while (true) {
+            long started = System.nanoTime();
+            JobStore.Reaped reaped = store.deleteExpired(properties.jobRetention(), batch);
+            deleted += reaped.deleted();
+            if (reaped.deleted() < batch) {
+                break;
+            }
+            double behind = Math.clamp((reaped.oldestAgeMs() - retentionMs) / (double) toleratedLagMs, 0, 1);
+            long pause = (long) ((System.nanoTime() - started) * PAUSE_PER_BATCH_TIME * (1 - behind));
+            if (pause > 0 && !pacer.pause(pause)) {
+                break;
+            }
+        }
         if (deleted > 0) {
             log.info("Deleted {} PUSHED jobs older than {}", deleted, properties.jobRetention());
         }
         return new Result(deleted);
+    }
+
+    private static boolean sleep(long nanos) {
+        try {
+            TimeUnit.NANOSECONDS.sleep(nanos);
+            return true;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
     }
 }

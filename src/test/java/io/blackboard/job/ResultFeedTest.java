@@ -3,6 +3,7 @@ package io.blackboard.job;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.blackboard.Api;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -25,6 +26,9 @@ class ResultFeedTest extends BlackboardTest {
 
     @Autowired
     PushedJobReaper reaper;
+
+    @Autowired
+    JobProperties properties;
 
     @BeforeEach
     void setUp() {
@@ -129,6 +133,47 @@ class ResultFeedTest extends BlackboardTest {
         assertThat(status(jobs.get(2))).isEqualTo("PENDING");
         assertThat(jdbc.sql("select count(*) from job_event where job_id = :id").param("id", jobs.get(0))
                 .query(Long.class).single()).isZero();
+    }
+
+    @Test
+    void aPassDeletesInBatchesAndWaitsAfterEachFullOne() {
+        List<UUID> jobs = pushedJobs(5, properties.jobRetention().plusSeconds(1));
+        List<Long> pauses = new ArrayList<>();
+
+        PushedJobReaper.Result result = reaper.runOnce(2, nanos -> pauses.add(nanos));
+
+        assertThat(result).isEqualTo(new PushedJobReaper.Result(5));
+        assertThat(pauses).as("after the two full batches, not after the last one").hasSize(2)
+                .allSatisfy(nanos -> assertThat(nanos).isPositive());
+        jobs.forEach(id -> assertProblem(api.get("/blackboard/jobs/" + id), 404, "does not exist"));
+    }
+
+    @Test
+    void aPassThatFindsJobsFarPastTheRetentionIsBehindAndDoesNotWait() {
+        pushedJobs(5, properties.jobRetention()
+                .plus(properties.reaperInterval().multipliedBy(PushedJobReaper.TOLERATED_LAG)).plusSeconds(1));
+        List<Long> pauses = new ArrayList<>();
+
+        assertThat(reaper.runOnce(2, nanos -> pauses.add(nanos))).isEqualTo(new PushedJobReaper.Result(5));
+        assertThat(pauses).isEmpty();
+    }
+
+    @Test
+    void aPassInterruptedWhileWaitingStopsAndTheNextOneGoesOn() {
+        pushedJobs(5, properties.jobRetention().plusSeconds(1));
+
+        assertThat(reaper.runOnce(2, nanos -> false)).isEqualTo(new PushedJobReaper.Result(2));
+        assertThat(jdbc.sql("select count(*) from job").query(Long.class).single()).isEqualTo(3);
+        assertThat(reaper.runOnce()).isEqualTo(new PushedJobReaper.Result(3));
+    }
+
+    /** {@code count} jobs pushed {@code ago}. */
+    private List<UUID> pushedJobs(int count, Duration ago) {
+        List<UUID> jobs = createJobs(echo, count);
+        claim(worker, count);
+        jobs.forEach(id -> assertThat(push(id, worker, Map.of()).status()).isEqualTo(200));
+        jdbc.sql("update job set pushed_at = now() - :ms * interval '1 millisecond'").param("ms", ago.toMillis()).update();
+        return jobs;
     }
 
     static List<UUID> ids(Api.Response page) {
