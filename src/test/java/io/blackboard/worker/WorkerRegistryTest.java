@@ -76,6 +76,32 @@ class WorkerRegistryTest extends IntegrationTest {
     }
 
     @Test
+    void anIdlePingLeavesItsWalFlushToTheWalWriterAndAPingThatListsJobsCommitsDurably() {
+        UUID id = registerWorker("w");
+
+        int idleUnflushed = unflushedAfter(() -> api.post("/workers/" + id + "/ping", Map.of("activeJobIds", List.of())));
+        int listingUnflushed = unflushedAfter(() -> api.post("/workers/" + id + "/ping", null));
+
+        // the WAL writer flushes every 200 ms, so a read right after an idle ping usually finds its commit unflushed
+        assertThat(idleUnflushed).as("of 10 idle pings, answered before their commit was on disk").isGreaterThanOrEqualTo(7);
+        assertThat(listingUnflushed).as("of 10 pings that list jobs").isLessThanOrEqualTo(3);
+        assertThat(jdbc.sql("show synchronous_commit").query(String.class).single())
+                .as("the setting lasted one transaction").isEqualTo("on");
+    }
+
+    /** Of 10 pings, how many were answered while the WAL they wrote was not yet flushed to disk. */
+    private int unflushedAfter(Runnable ping) {
+        int unflushed = 0;
+        for (int i = 0; i < 10; i++) {
+            ping.run();
+            if (jdbc.sql("select pg_current_wal_flush_lsn() < pg_current_wal_insert_lsn()").query(Boolean.class).single()) {
+                unflushed++;
+            }
+        }
+        return unflushed;
+    }
+
+    @Test
     void pingOfAnUnknownWorkerIs404() {
         assertProblem(api.post("/workers/" + UUID.randomUUID() + "/ping", null), 404, "register again");
         assertProblem(api.post("/workers/not-a-uuid/ping", null), 400, "not-a-uuid");
