@@ -71,6 +71,7 @@ public class Bench {
     final Map<String, String> blocks = new LinkedHashMap<>();
     final Report report = new Report();
     final AtomicLong synthetic = new AtomicLong(SYNTHETIC_BASE);
+    final Stalls stalls = Stalls.listening();
     boolean batchPushEndpoint;
     List<String> idleWorkers = List.of();
     final List<Worker> heartbeats = new java.util.concurrent.CopyOnWriteArrayList<>();
@@ -636,6 +637,7 @@ public class Bench {
         idleWorkers = bulkRegister(mode.pingWorkers());
         rampUpPings();
         long[] before = hotCounters();
+        String pushedBefore = pushedJobs();
         LongAdder errors = new LongAdder();
         Cpu.Sample cpuStart = cpu.sample();
         Pings result = pinger(idleWorkers, mode.pingSec(), errors);
@@ -650,8 +652,10 @@ public class Bench {
         report.hotDetail = "%d of %d".formatted(hot, updates);
         report.pingSkipped = result.skipped();
         log("ping (%d workers every %d s = %.0f/s): %s; errors %d; skipped (previous still out) %d; HOT updates %d "
-                + "of %d; %s; %s", idleWorkers.size(), PING_INTERVAL_SEC, idleWorkers.size() / (double) PING_INTERVAL_SEC,
-                pings.summary(), errors.sum(), result.skipped(), hot, updates, usage, usage.per(pings.count(), "ping"));
+                + "of %d; %s; %s; pings %s; PUSHED jobs of earlier phases left for the reaper: %s before, %s after",
+                idleWorkers.size(), PING_INTERVAL_SEC, idleWorkers.size() / (double) PING_INTERVAL_SEC, pings.summary(),
+                errors.sum(), result.skipped(), hot, updates, usage, usage.per(pings.count(), "ping"),
+                result.stalls(stalls), pushedBefore, pushedJobs());
     }
 
     /**
@@ -686,13 +690,40 @@ public class Bench {
         return ids;
     }
 
+    String pushedJobs() {
+        return sql.run("select count(*) from job where status = 'PUSHED'");
+    }
+
     long[] hotCounters() {
         String[] row = sql.run("select n_tup_upd, n_tup_hot_upd from pg_stat_user_tables where relname = 'worker'")
                 .split("\\|");
         return new long[] {Long.parseLong(row[0]), Long.parseLong(row[1])};
     }
 
-    record Pings(Latencies latencies, long skipped) {
+    /** Pings slower than this are kept with their due time, to be set against the driver's own pauses. */
+    static final double SLOW_PING_MS = 10;
+
+    record Pings(Latencies latencies, long skipped, List<Stalls.Slow> slow, long startNanos, long endNanos) {
+
+        String stalls(Stalls stalls) {
+            String dump = System.getProperty("bench.slowPings");
+            if (dump != null) { // investigation aid: wall-clock due time and latency of each slow ping
+                long offset = System.currentTimeMillis() * 1_000_000L - System.nanoTime();
+                StringBuilder b = new StringBuilder();
+                synchronized (slow) {
+                    for (Stalls.Slow s : slow) {
+                        b.append("%d %.2f%n".formatted((s.dueNanos() + offset) / 1_000_000L, s.latencyNanos() / 1e6));
+                    }
+                }
+                try {
+                    Files.writeString(Path.of(dump), b, java.nio.file.StandardOpenOption.CREATE,
+                            java.nio.file.StandardOpenOption.APPEND);
+                } catch (java.io.IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                }
+            }
+            return stalls.summary(slow, SLOW_PING_MS, startNanos, endNanos);
+        }
     }
 
     /**
@@ -708,6 +739,7 @@ public class Bench {
     /** {@code rate}: the share of the full rate (1 ping per worker per interval) to ping at. */
     Pings pinger(List<String> ids, int seconds, double rate, LongAdder errors) {
         Latencies pings = new Latencies();
+        List<Stalls.Slow> slow = java.util.Collections.synchronizedList(new ArrayList<>());
         LongAdder skipped = new LongAdder();
         java.util.concurrent.atomic.AtomicIntegerArray inFlight = new java.util.concurrent.atomic.AtomicIntegerArray(ids.size());
         long interval = (long) (TimeUnit.SECONDS.toNanos(PING_INTERVAL_SEC) / ids.size() / rate);
@@ -731,7 +763,11 @@ public class Bench {
                 exec.submit(() -> {
                     Http.Response r = http.post("/workers/" + ids.get(worker) + "/ping", "{\"activeJobIds\":[]}", null,
                             PING_TIMEOUT);
-                    pings.add(System.nanoTime() - due);
+                    long latency = System.nanoTime() - due;
+                    pings.add(latency);
+                    if (latency >= SLOW_PING_MS * 1e6) {
+                        slow.add(new Stalls.Slow(due, latency));
+                    }
                     inFlight.set(worker, 0);
                     if (!r.ok()) {
                         errors.increment();
@@ -740,7 +776,7 @@ public class Bench {
                 });
             }
         }
-        return new Pings(pings, skipped.sum());
+        return new Pings(pings, skipped.sum(), slow, start, System.nanoTime());
     }
 
     /**
@@ -833,9 +869,9 @@ public class Bench {
             series.append("%.0f ".formatted(r));
         }
         log("drift (%d s after %d s of warm-up, windows of %d s): jobs/s %s; poll %s; push %s; pings %s (%d skipped);"
-                + " errors %d + %d pings; %s", mode.driftSec(), mode.driftWarmupSec(), windowNanos / 1_000_000_000L,
-                series.toString().trim(), polls.summary(), pushes.summary(), pings.summary(), pingResult.skipped(),
-                errors.sum(), pingErrors.sum(), usage);
+                + " errors %d + %d pings; %s; pings %s", mode.driftSec(), mode.driftWarmupSec(),
+                windowNanos / 1_000_000_000L, series.toString().trim(), polls.summary(), pushes.summary(), pings.summary(),
+                pingResult.skipped(), errors.sum(), pingErrors.sum(), usage, pingResult.stalls(stalls));
         report.driftPing = pings;
     }
 

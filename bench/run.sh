@@ -13,7 +13,9 @@
 #            rate would configure), --jar FILE (another build of the server, for A/B runs),
 #            --no-vacuum (do not stand in for autovacuum when the cluster runs without it)
 # Environment: JAVA_HOME (JDK >= 22: the driver is a multi-file source program),
-# PGHOST/PGPORT/PGUSER (default 127.0.0.1, 5432, postgres), BENCH_TOKEN.
+# PGHOST/PGPORT/PGUSER (default 127.0.0.1, 5432, postgres), BENCH_TOKEN, BENCH_DRIVER_OPTS (the
+# driver's extra JVM options, e.g. -Dbench.slowPings=FILE appends each slow ping's due time, in
+# epoch ms, and latency to FILE, to line up with the server's and PostgreSQL's logs).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -144,5 +146,5 @@ if [ -n "$settings" ]; then args+=(--set "$settings"); fi
 if [ "$no_vacuum" = 1 ]; then args+=(--no-vacuum); fi
 # bounded: the driver stops itself; this is the last resort
 timeout --kill-after=30 $([ "$mode" = full ] && echo 3000 || echo 900) \
-  "$java" -Xmx1g bench/Bench.java "${args[@]}"
+  "$java" -Xmx1g ${BENCH_DRIVER_OPTS:-} bench/Bench.java "${args[@]}"
 echo "== table written to ${out:-$work/$db.md}"
