@@ -20,7 +20,9 @@ import org.springframework.stereotype.Component;
  * of one connection. The further the oldest expired job is past its retention, the shorter the
  * wait, down to none at {@link #TOLERATED_LAG} intervals behind: a sustained push rate faster
  * than the paced reaper holds the lag where the reaper keeps up, instead of growing the table
- * without bound.
+ * without bound. A pass with a lasting backlog ends after ten intervals, so that its counts
+ * reach the log and the metrics; the next one goes on an interval later, on a scheduler thread
+ * of its own (the other sweepers never wait for it).
  */
 @Component
 class PushedJobReaper implements Sweeper {
@@ -35,7 +37,7 @@ class PushedJobReaper implements Sweeper {
     record Result(int deleted) {
     }
 
-    /** Waits between batches; false when interrupted (the server is stopping). */
+    /** Waits between batches (0: not at all); false to end the pass: interrupted, or out of time. */
     @FunctionalInterface
     interface Pacer {
         boolean pause(long nanos);
@@ -61,7 +63,9 @@ class PushedJobReaper implements Sweeper {
 
     @Override
     public Result runOnce() {
-        return runOnce(BATCH, PushedJobReaper::sleep);
+        // a pass with a lasting backlog ends after ten intervals, so its counts reach the log and metrics
+        long endBy = System.nanoTime() + interval().multipliedBy(TOLERATED_LAG).toNanos();
+        return runOnce(BATCH, nanos -> System.nanoTime() - endBy < 0 && sleep(nanos));
     }
 
     Result runOnce(int batch, Pacer pacer) {
@@ -77,7 +81,7 @@ class PushedJobReaper implements Sweeper {
             }
             double behind = Math.clamp((reaped.oldestAgeMs() - retentionMs) / (double) toleratedLagMs, 0, 1);
             long pause = (long) ((System.nanoTime() - started) * PAUSE_PER_BATCH_TIME * (1 - behind));
-            if (pause > 0 && !pacer.pause(pause)) {
+            if (!pacer.pause(pause)) {
                 break;
             }
         }

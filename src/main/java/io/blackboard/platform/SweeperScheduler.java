@@ -5,6 +5,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import java.lang.reflect.Method;
 import java.lang.reflect.RecordComponent;
+import java.util.ArrayList;
 import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -25,20 +26,27 @@ class SweeperScheduler implements SmartLifecycle {
 
     private final List<Sweeper> sweepers;
     private final MeterRegistry registry;
-    private final SimpleAsyncTaskScheduler scheduler = new SimpleAsyncTaskScheduler();
+    /**
+     * One scheduler per sweeper: a scheduler runs its fixed-delay tasks one after another on one
+     * thread, so a long pass of one sweeper (the paced retention reaper with a backlog) would
+     * hold up the others, and dead workers would go unnoticed meanwhile.
+     */
+    private final List<SimpleAsyncTaskScheduler> schedulers = new ArrayList<>();
     private volatile boolean running;
 
     SweeperScheduler(List<Sweeper> sweepers, MeterRegistry registry) {
         this.sweepers = sweepers;
         this.registry = registry;
-        scheduler.setVirtualThreads(true);
-        scheduler.setThreadNamePrefix("sweeper-");
     }
 
     @Override
-    public void start() {
+    public synchronized void start() {
         for (Sweeper sweeper : sweepers) {
+            SimpleAsyncTaskScheduler scheduler = new SimpleAsyncTaskScheduler();
+            scheduler.setVirtualThreads(true);
+            scheduler.setThreadNamePrefix("sweeper-" + sweeper.name() + "-");
             scheduler.scheduleWithFixedDelay(() -> run(sweeper), sweeper.interval());
+            schedulers.add(scheduler);
             log.info("Sweeper {} runs every {}", sweeper.name(), sweeper.interval());
         }
         running = true;
@@ -89,9 +97,10 @@ class SweeperScheduler implements SmartLifecycle {
     }
 
     @Override
-    public void stop() {
+    public synchronized void stop() {
         running = false;
-        scheduler.close();
+        schedulers.forEach(SimpleAsyncTaskScheduler::close);
+        schedulers.clear();
     }
 
     @Override

@@ -31,7 +31,7 @@ class WorkerStore {
      * Nothing depends on it being durable: it only records that the worker was seen and is
      * ONLINE. A PostgreSQL crash loses at most the last ~0.6 s of such pings (three
      * wal_writer_delay rounds), which the worker repeats within a ping interval; a transaction that
-     * read it and committed made it durable too, since the WAL is flushed in order.
+     * read it and then wrote made it durable too, since the WAL is flushed in order.
      */
     static final String WORKER_PING_IDLE =
             heartbeat("from (select set_config('synchronous_commit', 'off', true)) as async_commit");

@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 class SweeperSchedulerTest {
@@ -51,6 +53,53 @@ class SweeperSchedulerTest {
         assertThat(registry.get("blackboard.sweeper.rows").tags("sweeper", "test-sweeper", "change", "deleted")
                 .counter().count()).isEqualTo(6);
         assertThat(registry.find("blackboard.sweeper.rows").tag("change", "note").counter()).isNull();
+    }
+
+    @Test
+    void aPassThatRunsLongDoesNotHoldUpTheOtherSweepers() throws InterruptedException {
+        CountDownLatch release = new CountDownLatch(1);
+        CountDownLatch othersRan = new CountDownLatch(3);
+        Sweeper stuck = ticking("stuck", () -> await(release));
+        Sweeper other = ticking("other", othersRan::countDown);
+        SweeperScheduler scheduler = new SweeperScheduler(List.of(stuck, other), registry);
+
+        scheduler.start();
+        try {
+            assertThat(othersRan.await(5, TimeUnit.SECONDS)).as("three passes of the other sweeper meanwhile").isTrue();
+        } finally {
+            release.countDown();
+            scheduler.stop();
+        }
+        assertThat(scheduler.isRunning()).isFalse();
+    }
+
+    /** A sweeper due every 10 ms that runs {@code pass}. */
+    private static Sweeper ticking(String name, Runnable pass) {
+        return new Sweeper() {
+            @Override
+            public String name() {
+                return name;
+            }
+
+            @Override
+            public Duration interval() {
+                return Duration.ofMillis(10);
+            }
+
+            @Override
+            public Object runOnce() {
+                pass.run();
+                return null;
+            }
+        };
+    }
+
+    private static void await(CountDownLatch latch) {
+        try {
+            latch.await();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     @Test
