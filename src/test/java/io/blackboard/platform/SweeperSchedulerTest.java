@@ -7,6 +7,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
 
 class SweeperSchedulerTest {
@@ -17,6 +18,15 @@ class SweeperSchedulerTest {
     private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
 
     private static Sweeper sweeper(String name, Object result) {
+        return sweeper(name, Duration.ofMinutes(1), () -> {
+            if (result instanceof RuntimeException e) {
+                throw e;
+            }
+            return result;
+        });
+    }
+
+    private static Sweeper sweeper(String name, Duration interval, Supplier<Object> pass) {
         return new Sweeper() {
             @Override
             public String name() {
@@ -25,15 +35,12 @@ class SweeperSchedulerTest {
 
             @Override
             public Duration interval() {
-                return Duration.ofMinutes(1);
+                return interval;
             }
 
             @Override
             public Object runOnce() {
-                if (result instanceof RuntimeException e) {
-                    throw e;
-                }
-                return result;
+                return pass.get();
             }
         };
     }
@@ -75,23 +82,10 @@ class SweeperSchedulerTest {
 
     /** A sweeper due every 10 ms that runs {@code pass}. */
     private static Sweeper ticking(String name, Runnable pass) {
-        return new Sweeper() {
-            @Override
-            public String name() {
-                return name;
-            }
-
-            @Override
-            public Duration interval() {
-                return Duration.ofMillis(10);
-            }
-
-            @Override
-            public Object runOnce() {
-                pass.run();
-                return null;
-            }
-        };
+        return sweeper(name, Duration.ofMillis(10), () -> {
+            pass.run();
+            return null;
+        });
     }
 
     private static void await(CountDownLatch latch) {
