@@ -32,6 +32,8 @@ class PushedJobReaper implements Sweeper {
     static final int PAUSE_PER_BATCH_TIME = 4;
     /** Intervals past the retention at which the pass stops waiting. */
     static final int TOLERATED_LAG = 10;
+    /** Intervals after which a pass with a lasting backlog ends, so its counts reach the log and metrics. */
+    static final int LONGEST_PASS = 10;
     private static final Logger log = LoggerFactory.getLogger(PushedJobReaper.class);
 
     record Result(int deleted) {
@@ -63,8 +65,7 @@ class PushedJobReaper implements Sweeper {
 
     @Override
     public Result runOnce() {
-        // a pass with a lasting backlog ends after ten intervals, so its counts reach the log and metrics
-        long endBy = System.nanoTime() + interval().multipliedBy(TOLERATED_LAG).toNanos();
+        long endBy = System.nanoTime() + interval().multipliedBy(LONGEST_PASS).toNanos();
         return runOnce(BATCH, nanos -> System.nanoTime() - endBy < 0 && sleep(nanos));
     }
 
