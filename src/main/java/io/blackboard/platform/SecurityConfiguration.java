@@ -12,7 +12,6 @@ import org.springframework.http.ProblemDetail;
 import org.springframework.security.authorization.AuthorizationDecision;
 import org.springframework.security.authorization.AuthorizationManager;
 import org.springframework.security.config.annotation.web.builders.HttpSecurity;
-import org.springframework.security.config.http.SessionCreationPolicy;
 import org.springframework.security.config.observation.SecurityObservationSettings;
 import org.springframework.security.core.Authentication;
 import org.springframework.security.web.AuthenticationEntryPoint;
@@ -20,6 +19,7 @@ import org.springframework.security.web.SecurityFilterChain;
 import org.springframework.security.web.access.AccessDeniedHandler;
 import org.springframework.security.web.access.intercept.RequestAuthorizationContext;
 import org.springframework.security.web.authentication.AnonymousAuthenticationFilter;
+import org.springframework.security.web.context.RequestAttributeSecurityContextRepository;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
@@ -48,7 +48,13 @@ class SecurityConfiguration {
                 .formLogin(form -> form.disable())
                 .logout(logout -> logout.disable())
                 .requestCache(cache -> cache.disable())
-                .sessionManagement(session -> session.sessionCreationPolicy(SessionCreationPolicy.STATELESS))
+                // Stateless: the authentication lives for its request only, no session is ever
+                // created, so neither the session filters nor the servlet API wrapper is needed
+                // (each wraps or checks every request; BENCHMARKS.md, "Where the time goes").
+                .securityContext(context -> context.securityContextRepository(
+                        new RequestAttributeSecurityContextRepository()))
+                .sessionManagement(session -> session.disable())
+                .servletApi(servletApi -> servletApi.disable())
                 .exceptionHandling(handling -> handling.authenticationEntryPoint(unauthorized)
                         .accessDeniedHandler(forbidden))
                 .addFilterBefore(new BearerTokenFilter(roleTokens, workerTokens, unauthorized),

@@ -44,6 +44,26 @@ class SecurityTest extends IntegrationTest {
     }
 
     @Test
+    void noCallOpensASessionAndEveryAnswerCarriesTheSecurityHeaders() {
+        Registered worker = register("stateless");
+        List<Api.Response> answers = List.of(
+                api.as(worker.token()).post("/workers/" + worker.id() + "/ping", Map.of("activeJobIds", List.of())),
+                api.as("test-operator").get("/workers"),
+                api.as("test-engine").get("/workers"),
+                api.as(null).get("/workers"),
+                api.as(null).get("/actuator/health"));
+        assertThat(answers).extracting(Api.Response::status).containsExactly(200, 200, 403, 401, 200);
+        for (Api.Response answer : answers) {
+            assertThat(answer.headers().allValues("Set-Cookie")).as(answer.toString()).isEmpty();
+            assertThat(answer.headers().firstValue("X-Content-Type-Options")).as(answer.toString()).hasValue("nosniff");
+            assertThat(answer.headers().firstValue("X-Frame-Options")).as(answer.toString()).hasValue("DENY");
+            assertThat(answer.headers().firstValue("Cache-Control").orElse("")).as(answer.toString()).contains("no-store");
+        }
+        // the worker token still acts for its worker only: the authentication is per request
+        assertProblem(api.as(worker.token()).post("/workers/" + UUID.randomUUID() + "/ping", null), 403, "may not");
+    }
+
+    @Test
     void thereIsNoGeneratedPasswordUser(@Autowired ApplicationContext context) {
         // Spring Boot's default would add a user with a generated password and warn at every start
         assertThat(context.getBeansOfType(UserDetailsService.class)).isEmpty();
