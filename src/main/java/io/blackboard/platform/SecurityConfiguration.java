@@ -47,10 +47,15 @@ class SecurityConfiguration {
                 .httpBasic(basic -> basic.disable())
                 .formLogin(form -> form.disable())
                 .logout(logout -> logout.disable())
+                // No request cache: a 401 for a request that does not ask for JSON (a scrape, a
+                // browser, curl) would otherwise save the request in a new HTTP session.
                 .requestCache(cache -> cache.disable())
                 // Stateless: the authentication lives for its request only, no session is ever
                 // created, so neither the session filters nor the servlet API wrapper is needed
                 // (each wraps or checks every request; BENCHMARKS.md, "Where the time goes").
+                // Without the wrapper, request.getUserPrincipal() and isUserInRole() know nothing
+                // of the bearer token: read SecurityContextHolder (WorkerAccess does), and do not
+                // use actuator's role-based options such as health's show-details: when-authorized.
                 .securityContext(context -> context.securityContextRepository(
                         new RequestAttributeSecurityContextRepository()))
                 .sessionManagement(session -> session.disable())

@@ -51,8 +51,17 @@ class SecurityTest extends IntegrationTest {
                 api.as("test-operator").get("/workers"),
                 api.as("test-engine").get("/workers"),
                 api.as(null).get("/workers"),
+                // what does not ask for JSON (a scrape, a browser, curl) is where a request cache
+                // or a session-backed context would open a session
+                api.as(null).getText("/workers"),
+                api.as(null).getText("/actuator/prometheus"),
+                api.as("not-a-token").getText("/workers"),
+                api.as("test-operator").getText("/actuator/prometheus"),
+                api.as(null).getText("/"),
+                api.as(null).getText("/dashboard.js"),
                 api.as(null).get("/actuator/health"));
-        assertThat(answers).extracting(Api.Response::status).containsExactly(200, 200, 403, 401, 200);
+        assertThat(answers).extracting(Api.Response::status)
+                .containsExactly(200, 200, 403, 401, 401, 401, 401, 200, 200, 200, 200);
         for (Api.Response answer : answers) {
             assertThat(answer.headers().allValues("Set-Cookie")).as(answer.toString()).isEmpty();
             assertThat(answer.headers().firstValue("X-Content-Type-Options")).as(answer.toString()).hasValue("nosniff");
