@@ -16,6 +16,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.IntStream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.lang.Nullable;
@@ -141,18 +142,62 @@ class ClaimService {
     }
 
     /**
-     * Lands a batch of one worker's pushes in one statement and one transaction; each item is
-     * answered on its own, as {@link #push} would answer it alone.
+     * Lands a batch of one worker's pushes; each item is answered on its own, as {@link #push}
+     * would answer it alone. No transaction, as for one push: the first statement lands every
+     * item it may without a schema check (failures, and successes on blocks without a result
+     * schema), which is the whole batch on such blocks. Only the successes it left are checked
+     * against their blocks' result schemas and, where valid, pushed again in a second statement;
+     * what is still left changed nothing and is answered from the job's state.
      */
-    @Transactional
     List<PushOutcome> pushBatch(List<PushRequest> requests) {
         UUID workerId = requests.getFirst().workerId();
-        List<Map<String, Object>> rows = new ArrayList<>(requests.size());
         for (int i = 0; i < requests.size(); i++) {
-            PushRequest request = requests.get(i);
-            if (!workerId.equals(request.workerId())) {
+            if (!workerId.equals(requests.get(i).workerId())) {
                 throw new BadRequest("[" + i + "] workerId: every push of a batch must name the same worker");
             }
+        }
+        List<Integer> all = IntStream.range(0, requests.size()).boxed().toList();
+        Map<Integer, JobView> pushed = new HashMap<>(store.pushBatch(workerId, batchRows(requests, all, false)));
+        List<Integer> unchecked = new ArrayList<>();
+        for (int i = 0; i < requests.size(); i++) {
+            if (!pushed.containsKey(i) && requests.get(i).status() == PushStatus.SUCCESS) {
+                unchecked.add(i);
+            }
+        }
+        Map<Integer, PushOutcome> refused = new HashMap<>();
+        if (!unchecked.isEmpty()) {
+            Map<UUID, String> schemas = store.resultSchemas(
+                    unchecked.stream().map(i -> requests.get(i).jobId()).toList());
+            List<Integer> valid = new ArrayList<>();
+            for (int i : unchecked) {
+                if (!schemas.containsKey(requests.get(i).jobId())) {
+                    continue; // no schema to check: it did not land because it is not this worker's live claim
+                }
+                try {
+                    requireValidResult(requests.get(i), schemas);
+                    valid.add(i);
+                } catch (ApiException e) {
+                    refused.put(i, new PushOutcome(requests.get(i).jobId(), e.status().value(), null, e.toProblem()));
+                }
+            }
+            if (!valid.isEmpty()) {
+                pushed.putAll(store.pushBatch(workerId, batchRows(requests, valid, true)));
+            }
+        }
+        List<PushOutcome> outcomes = new ArrayList<>(requests.size());
+        for (int i = 0; i < requests.size(); i++) {
+            JobView job = pushed.get(i);
+            outcomes.add(refused.containsKey(i) ? refused.get(i)
+                    : job != null ? new PushOutcome(job.id(), 200, landed(job), null) : answerAlone(requests.get(i)));
+        }
+        return outcomes;
+    }
+
+    /** The batch statement's input: the items at {@code positions}, each with its position as {@code ord}. */
+    private String batchRows(List<PushRequest> requests, List<Integer> positions, boolean checked) {
+        List<Map<String, Object>> rows = new ArrayList<>(positions.size());
+        for (int i : positions) {
+            PushRequest request = requests.get(i);
             Map<String, Object> row = new HashMap<>();
             row.put("ord", i);
             row.put("job_id", request.jobId());
@@ -162,26 +207,10 @@ class ClaimService {
             row.put("acquires", request.acquires());
             row.put("db_updates", request.dbUpdates());
             row.put("error", request.error());
+            row.put("checked", checked);
             rows.add(row);
         }
-        Map<UUID, String> schemas = store.resultSchemas(requests.stream().map(PushRequest::jobId).toList());
-        Map<Integer, PushOutcome> refused = new HashMap<>();
-        for (int i = 0; i < requests.size(); i++) {
-            try {
-                requireValidResult(requests.get(i), schemas);
-            } catch (ApiException e) {
-                refused.put(i, new PushOutcome(requests.get(i).jobId(), e.status().value(), null, e.toProblem()));
-            }
-        }
-        rows.removeIf(row -> refused.containsKey((Integer) row.get("ord")));
-        Map<Integer, JobView> pushed = rows.isEmpty() ? Map.of() : store.pushBatch(workerId, json.writeValueAsString(rows));
-        List<PushOutcome> outcomes = new ArrayList<>(requests.size());
-        for (int i = 0; i < requests.size(); i++) {
-            JobView job = pushed.get(i);
-            outcomes.add(refused.containsKey(i) ? refused.get(i)
-                    : job != null ? new PushOutcome(job.id(), 200, landed(job), null) : answerAlone(requests.get(i)));
-        }
-        return outcomes;
+        return json.writeValueAsString(rows);
     }
 
     /** A successful result must match its function block's resultDataJsonSchema; the job stays POLLED if not. */

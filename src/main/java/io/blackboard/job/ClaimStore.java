@@ -93,12 +93,16 @@ class ClaimStore {
             select %s from pushed j
             """.formatted(JobRows.COLUMNS);
 
-    /** A batch of pushes by one worker, one statement: each lands only on its live claim. */
+    /**
+     * A batch of pushes by one worker, one statement: each lands only on its live claim, and a
+     * success only on a block without a result schema unless its result was checked
+     * ({@code checked}), as {@link #JOB_PUSH} does for one push.
+     */
     static final String JOB_PUSH_BATCH = """
             with input as (
                 select * from jsonb_to_recordset(cast(:pushes as jsonb)) as x(
                     ord int, job_id uuid, attempt int, outcome text, result jsonb, acquires jsonb,
-                    db_updates jsonb, error jsonb)),
+                    db_updates jsonb, error jsonb, checked boolean)),
             pushed as (
                 update job j
                    set status = 'PUSHED', outcome = x.outcome,
@@ -108,6 +112,9 @@ class ClaimStore {
                   from input x
                  where j.id = x.job_id and j.worker_id = :workerId and j.status = 'POLLED'
                    and j.attempt = coalesce(x.attempt, j.attempt)
+                   and (x.outcome <> 'SUCCESS' or x.checked or not exists (
+                        select 1 from function_block fb
+                         where fb.id = j.function_block_id and fb.result_data_json_schema is not null))
                 returning j.*, x.ord),
             events as (
                 insert into job_event (job_id, kind, attempt, worker_id, actor, detail)
@@ -192,8 +199,7 @@ class ClaimStore {
         return push.bind(jdbc.sql(JOB_PUSH)).param("resultChecked", resultChecked).query(JobRows::view).optional();
     }
 
-    /** {@code repeated}: this very push landed before; {@code mine}: this worker's push landed, another result. */
-    /** The jobs the batch pushed, by their position in the batch. */
+    /** The jobs the batch pushed, by their position in the batch ({@code ord} of each row). */
     Map<Integer, JobView> pushBatch(UUID workerId, String pushesJson) {
         Map<Integer, JobView> pushed = new HashMap<>();
         jdbc.sql(JOB_PUSH_BATCH).param("workerId", workerId).param("pushes", pushesJson)
@@ -208,6 +214,7 @@ class ClaimStore {
         return schemas;
     }
 
+    /** {@code repeated}: this very push landed before; {@code mine}: this worker's push landed, another result. */
     record Verdict(JobProblems.JobState state, boolean repeated, boolean mine) {
     }
 

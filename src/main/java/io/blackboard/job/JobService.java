@@ -3,6 +3,7 @@ package io.blackboard.job;
 import io.blackboard.functionblock.Schemas;
 import io.blackboard.platform.BadRequest;
 import io.blackboard.platform.Ids;
+import io.blackboard.platform.SqlTransactions;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -19,7 +20,6 @@ import org.slf4j.LoggerFactory;
 import org.springframework.dao.DataIntegrityViolationException;
 import org.springframework.stereotype.Service;
 import org.springframework.transaction.annotation.Transactional;
-import org.springframework.transaction.support.TransactionTemplate;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -37,11 +37,11 @@ class JobService {
     private final JobSignals signals;
     private final Schemas schemas;
     private final JobMetrics metrics;
-    private final TransactionTemplate tx;
+    private final SqlTransactions sql;
 
     JobService(JobStore store, JsonMapper json, JobSignals signals, Schemas schemas, JobMetrics metrics,
-            TransactionTemplate tx) {
-        this.tx = tx;
+            SqlTransactions sql) {
+        this.sql = sql;
         this.schemas = schemas;
         this.store = store;
         this.json = json;
@@ -55,14 +55,15 @@ class JobService {
      * <p>
      * Without idempotency keys the insert is one statement that cannot partly fail, so it
      * commits by itself: a transaction would add a COMMIT round trip before the wake-ups. With
-     * keys, a reused key found after the insert must undo the batch, so it runs in one.
+     * keys, a reused key found after the insert must undo the batch, so it runs in one (a plain
+     * JDBC transaction: it is all SQL).
      */
     Created create(List<CreateJob> jobs) {
         Set<UUID> blocks = jobs.stream().map(CreateJob::functionBlockId).collect(Collectors.toSet());
         requireValidParams(jobs, store.paramsSchemas(blocks));
         try {
             if (jobs.stream().anyMatch(job -> job.idempotencyKey() != null)) {
-                return tx.execute(status -> insert(jobs));
+                return sql.execute(status -> insert(jobs));
             }
             return insert(jobs);
         } catch (DataIntegrityViolationException e) {

@@ -70,7 +70,10 @@ class WorkerJobController {
     }
 
     /** Many pushes of one worker at once; each item is answered with its own status. */
-    @Operation(summary = "Push many results at once", description = "One worker's pushes in one transaction; each item is answered with its own status, as a single push would be.")
+    @Operation(summary = "Push many results at once", description = "One worker's pushes, landed in one "
+            + "statement (two when results must be checked against a resultDataJsonSchema); each item is answered "
+            + "with its own status, as a single push would be. Sending a batch again after a lost answer is safe: "
+            + "the items that landed answer 200 again.")
     @PostMapping("/blackboard/job/results")
     List<PushOutcome> pushBatch(@RequestBody @Size(min = 1, max = 1000) List<@Valid @NotNull PushRequest> requests) {
         access.requireMayActAsAll(requests.stream().map(PushRequest::workerId).toList());

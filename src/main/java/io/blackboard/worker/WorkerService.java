@@ -1,6 +1,7 @@
 package io.blackboard.worker;
 
 import io.blackboard.platform.Ids;
+import io.blackboard.platform.SqlTransactions;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -31,11 +32,13 @@ public class WorkerService {
     private final WorkerProperties properties;
     private final JsonMapper json;
     private final TransactionTemplate tx;
+    private final SqlTransactions sql;
     private final WorkerCredentials credentials;
 
     WorkerService(WorkerStore store, WorkerRepository rows, HeldJobs heldJobs, WorkerProperties properties,
-            JsonMapper json, TransactionTemplate tx, WorkerCredentials credentials) {
+            JsonMapper json, TransactionTemplate tx, SqlTransactions sql, WorkerCredentials credentials) {
         this.tx = tx;
+        this.sql = sql;
         this.credentials = credentials;
         this.store = store;
         this.rows = rows;
@@ -58,17 +61,18 @@ public class WorkerService {
      * A heartbeat. An idle worker (most pings at scale: it lists no jobs and holds none) costs one
      * statement and no transaction, so its connection is back in the pool after one round trip,
      * and does not wait for a WAL flush (see {@link WorkerStore#WORKER_PING_IDLE}). Every other
-     * ping records itself and applies its view of held jobs in one transaction, committed durably.
+     * ping records itself and applies its view of held jobs in one transaction, committed durably:
+     * a plain JDBC one, since all of it is SQL (no Hibernate session opened and flushed per ping).
      */
     PingReply ping(UUID id, @Nullable List<UUID> activeJobIds) {
         if (activeJobIds != null && activeJobIds.isEmpty()) {
             WorkerStore.Heartbeat beat = store.ping(id, true).orElseThrow(() -> new WorkerNotFound(id));
             // it lists nothing, so every claim it holds past the grace period is an orphan to release
-            List<UUID> cancel = beat.holdsClaims() ? tx.execute(status -> heldJobs.heartbeat(id, activeJobIds))
+            List<UUID> cancel = beat.holdsClaims() ? sql.execute(status -> heldJobs.heartbeat(id, activeJobIds))
                     : List.of();
             return reply(beat, cancel);
         }
-        return tx.execute(status -> {
+        return sql.execute(status -> {
             WorkerStore.Heartbeat beat = store.ping(id, false).orElseThrow(() -> new WorkerNotFound(id));
             return reply(beat, heldJobs.heartbeat(id, activeJobIds));
         });

@@ -1,15 +1,22 @@
 package io.blackboard.job;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.blackboard.Api;
+import io.blackboard.worker.HeldJobs;
+import io.blackboard.worker.WorkerLoss;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
 
 class CancelAndLeaseTest extends BlackboardTest {
+
+    @Autowired
+    HeldJobs heldJobs;
 
     @BeforeEach
     void setUp() {
@@ -104,6 +111,19 @@ class CancelAndLeaseTest extends BlackboardTest {
         assertThat(status(fresh)).isEqualTo("POLLED");
         assertThat(jdbc.sql("select count(*) from job_event where job_id = :id and kind = 'RELEASED'")
                 .param("id", old).query(Long.class).single()).isEqualTo(1);
+    }
+
+    @Test
+    void theLeaseWorkRefusesToRunOutsideTheCallersTransaction() {
+        UUID held = createJob(echo, Map.of());
+        claim(worker, 1);
+        jdbc.sql("update job set polled_at = now() - interval '1 minute' where id = :id").param("id", held).update();
+
+        assertThatThrownBy(() -> heldJobs.heartbeat(worker, List.of())).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("transaction");
+        assertThatThrownBy(() -> heldJobs.takeFrom(List.of(worker), WorkerLoss.WORKER_OFFLINE))
+                .isInstanceOf(IllegalStateException.class);
+        assertThat(status(held)).isEqualTo("POLLED");
     }
 
     @Test

@@ -117,6 +117,30 @@ class LongPollTest extends BlackboardTest {
         assertThat(ids(winner.get())).containsExactly(job);
     }
 
+    /**
+     * A claim a ping releases (its transaction is a plain JDBC one, not JPA's) wakes a parked poll
+     * once it commits: by the ping that lists other jobs and by the idle ping alike.
+     */
+    @Test
+    void aClaimAPingReleasesWakesAParkedPollOfAnotherWorker() throws Exception {
+        UUID lost = createJob(echo, Map.of());
+        UUID known = createJob(echo, Map.of());
+        assertThat(claim(worker, 2)).containsExactlyInAnyOrder(lost, known);
+        jdbc.sql("update job set polled_at = now() - interval '1 minute' where worker_id = :w")
+                .param("w", worker).update();
+        UUID other = worker("other", Map.of("concurrency", 5), List.of(block("echo", "1.0.0")));
+
+        Future<Api.Response> first = parkPoll(other, 20_000);
+        awaitParked(1);
+        api.post("/workers/" + worker + "/ping", Map.of("activeJobIds", List.of(known)));
+        assertThat(ids(first.get(10, TimeUnit.SECONDS))).as("woken by a ping listing jobs").containsExactly(lost);
+
+        Future<Api.Response> second = parkPoll(other, 20_000);
+        awaitParked(1);
+        api.post("/workers/" + worker + "/ping", Map.of("activeJobIds", List.of()));
+        assertThat(ids(second.get(10, TimeUnit.SECONDS))).as("woken by an idle ping").containsExactly(known);
+    }
+
     @Test
     void aJobOnlyWakesPollsWhoseLabelsMatchItsSelector() throws Exception {
         UUID siteB = worker("b", Map.of("labels", Map.of("site", "b")), List.of(block("echo", "1.0.0")));

@@ -65,6 +65,48 @@ class SchemaValidationTest extends BlackboardTest {
         assertThat(job(job).get("outcome").asString()).isEqualTo("SUCCESS");
     }
 
+    /**
+     * A batch lands what needs no check at once (failures, blocks without a result schema), checks
+     * only the successes on blocks with one, and answers each item on its own; sent again, the
+     * items that landed answer 200 as repeats.
+     */
+    @Test
+    void aBatchChecksOnlyTheResultsOfBlocksWithASchemaAndAnswersEachItemOnItsOwn() {
+        UUID plain = registerBlocks(worker, List.of(Map.of("name", "backup", "version", "1",
+                "paramsJsonSchema", PARAMS, "resultDataJsonSchema", RESULT), block("plain", "1"))).get(1);
+        UUID valid = createJob(backup, Map.of());
+        UUID invalid = createJob(backup, Map.of());
+        UUID failed = createJob(backup, Map.of());
+        UUID free = createJob(plain, Map.of());
+        assertThat(claim(worker, 4)).containsExactlyInAnyOrder(valid, invalid, failed, free);
+        String before = row(invalid);
+        List<Map<String, Object>> pushes = List.of(
+                Map.of("jobId", valid, "workerId", worker, "status", "SUCCESS", "result", Map.of("lines", 3)),
+                Map.of("jobId", invalid, "workerId", worker, "status", "SUCCESS", "result", Map.of("lines", "many")),
+                Map.of("jobId", failed, "workerId", worker, "status", "FAILURE", "error", Map.of("message", "x")),
+                Map.of("jobId", free, "workerId", worker, "status", "SUCCESS", "result", Map.of("any", "shape")));
+
+        Api.Response response = api.post("/blackboard/job/results", pushes);
+
+        assertThat(response.status()).as(response.toString()).isEqualTo(200);
+        assertThat(response.body().valueStream().map(i -> i.get("status").asInt()).toList())
+                .containsExactly(200, 422, 200, 200);
+        assertThat(response.at("/1/problem/detail").asString()).contains("/lines");
+        assertThat(job(valid).at("/result/lines").asInt()).isEqualTo(3);
+        assertThat(job(failed).get("failureReason").asString()).isEqualTo("WORKER_REPORTED");
+        assertThat(job(free).at("/result/any").asString()).isEqualTo("shape");
+        assertThat(row(invalid)).as("a refused result changes nothing").isEqualTo(before);
+        assertThat(jdbc.sql("select count(*) from job_event where kind = 'PUSHED'").query(Long.class).single())
+                .isEqualTo(3);
+
+        Api.Response again = api.post("/blackboard/job/results", pushes);
+        assertThat(again.body().valueStream().map(i -> i.get("status").asInt()).toList())
+                .as("the same batch again: repeats are 200, the bad result still 422")
+                .containsExactly(200, 422, 200, 200);
+        assertThat(jdbc.sql("select count(*) from job_event where kind = 'PUSHED'").query(Long.class).single())
+                .isEqualTo(3);
+    }
+
     @Test
     void aReportedFailureIsNotHeldToTheResultSchema() {
         UUID job = createJob(backup, Map.of("payload", Map.of("host", "r1")));
