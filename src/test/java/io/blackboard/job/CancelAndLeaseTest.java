@@ -51,6 +51,31 @@ class CancelAndLeaseTest extends BlackboardTest {
         assertThat(row(job)).isEqualTo(before);
     }
 
+    /**
+     * A ping that does not list its jobs learns of cancellations from a small index, not by
+     * reading every job the worker held that retention still keeps.
+     */
+    @Test
+    void aPingWithoutItsJobsFindsCancellationsWithoutReadingTheWorkersHistory() {
+        UUID job = createJob(echo, Map.of());
+        claim(worker, 1);
+        api.post("/blackboard/jobs/" + job + "/cancel", null);
+        jdbc.sql("""
+                insert into job (id, function_block_id, type, status, attempt, worker_id, polled_at, deadline,
+                                 pushed_at, outcome, push_xid, push_seq)
+                select gen_random_uuid(), :fb, 'EXECUTE', 'PUSHED', 1, :worker, now(), now(), now(), 'SUCCESS',
+                       pg_current_xact_id(), g
+                  from generate_series(1, 5000) g
+                """).param("fb", echo).param("worker", worker).update();
+        jdbc.sql("analyze job").update();
+
+        String plan = String.join("\n", jdbc.sql("explain (costs off) " + JobLeaseStore.JOB_CANCELLED_WHILE_HELD)
+                .param("workerId", worker).param("windowMs", 720_000).query(String.class).list());
+
+        assertThat(plan).as(plan).contains("job_cancelled_while_held").doesNotContain("job_by_worker");
+        assertThat(cancelIds(api.post("/workers/" + worker + "/ping", null))).containsExactly(job);
+    }
+
     @Test
     void aFinishedJobCannotBeCancelled() {
         UUID job = createJob(echo, Map.of());
