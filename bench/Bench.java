@@ -165,23 +165,33 @@ public class Bench {
 
     /**
      * What autovacuum would do with PostgreSQL's defaults (naptime 1 min, cost limit 200, cost
-     * delay 2 ms) and the tables' own thresholds, for a cluster that runs without it. Without
-     * it the dead index entries left by claimed jobs pile up and every claim walks them.
+     * delay 2 ms) and the tables' own settings (scale factor, cost limit and delay from the
+     * migrations' reloptions), for a cluster that runs without it. Without it the dead index
+     * entries left by claimed jobs pile up and every claim walks them.
      */
     void autovacuumStandIn() {
         while (true) {
             sleepMs(60_000);
             try {
                 for (String row : sql.run("""
-                        select s.relname from pg_stat_user_tables s join pg_class c on c.oid = s.relid
+                        select s.relname, coalesce(o.cost_limit, '200'), coalesce(o.cost_delay, '2')
+                          from pg_stat_user_tables s join pg_class c on c.oid = s.relid
+                         cross join lateral (
+                             select max(split_part(x, '=', 2)) filter (where x like 'autovacuum_vacuum_cost_limit=%') cost_limit,
+                                    max(split_part(x, '=', 2)) filter (where x like 'autovacuum_vacuum_cost_delay=%') cost_delay,
+                                    max(split_part(x, '=', 2)) filter (where x like 'autovacuum_vacuum_scale_factor=%') scale
+                               from unnest(coalesce(c.reloptions, '{}')) x) o
                          where s.relname in ('job', 'job_event', 'worker', 'worker_function_block')
-                           and s.n_dead_tup > 50 + coalesce((select split_part(o, '=', 2)::float from unnest(c.reloptions) o
-                                                  where o like 'autovacuum_vacuum_scale_factor=%'), 0.2) * s.n_live_tup
-                        """).lines().filter(l -> !l.isBlank()).toList()) {
+                           and s.n_dead_tup > 50 + coalesce(o.scale::float, 0.2) * s.n_live_tup
+                        """)
+                        .lines().filter(l -> !l.isBlank()).toList()) {
+                    String[] table = row.split("\\|");
                     long t0 = System.nanoTime();
-                    sql.run("set vacuum_cost_limit = 200", "set vacuum_cost_delay = '2ms'", "vacuum (analyze) " + row);
+                    sql.run("set vacuum_cost_limit = " + table[1], "set vacuum_cost_delay = '" + table[2] + "ms'",
+                            "vacuum (analyze) " + table[0]);
                     vacuumRuns.incrementAndGet();
-                    log("autovacuum stand-in: vacuum analyze %s took %.1f s", row, (System.nanoTime() - t0) / 1e9);
+                    log("autovacuum stand-in: vacuum analyze %s (cost limit %s, delay %s ms) took %.1f s", table[0],
+                            table[1], table[2], (System.nanoTime() - t0) / 1e9);
                 }
             } catch (RuntimeException e) {
                 log("autovacuum stand-in: %s", e.getMessage());
