@@ -13,7 +13,9 @@
 #            rate would configure), --jar FILE (another build of the server, for A/B runs),
 #            --no-vacuum (do not stand in for autovacuum when the cluster runs without it)
 # Environment: JAVA_HOME (JDK >= 22: the driver is a multi-file source program),
-# PGHOST/PGPORT/PGUSER (default 127.0.0.1, 5432, postgres), BENCH_TOKEN, BENCH_DRIVER_OPTS (the
+# PGHOST/PGPORT/PGUSER/PGPASSWORD (a superuser role; without PGHOST and PGUSER, as root: the
+# machine's own cluster, installed and started if need be, as role blackboard_bench; otherwise
+# 127.0.0.1, 5432, postgres), BENCH_TOKEN, BENCH_DRIVER_OPTS (the
 # driver's extra JVM options, e.g. -Dbench.slowPings=FILE appends each slow ping's due time, in
 # epoch ms, and latency to FILE, to line up with the server's and PostgreSQL's logs).
 set -euo pipefail
@@ -50,6 +52,23 @@ if [ -z "${JAVA_HOME:-}" ] || [ "$(java_major "$JAVA_HOME")" -lt 22 ]; then
   done
 fi
 java="$JAVA_HOME/bin/java"
+
+# Without PGHOST/PGUSER, the machine's own cluster: as root, make sure it is installed and
+# running (as .ci/run does) and benchmark as a superuser role with a password, which works
+# with both trust and scram rules in pg_hba.conf. Otherwise the given cluster, as it is.
+if [ -z "${PGHOST:-}${PGUSER:-}" ] && [ "$(id -u)" = 0 ]; then
+  log() { printf '== %s\n' "$*"; }
+  . .ci/postgres.sh
+  ensure_postgres
+  as_postgres psql -X -q -v ON_ERROR_STOP=1 -h /var/run/postgresql -d postgres <<SQL
+do \$\$ begin
+  if not exists (select from pg_roles where rolname = 'blackboard_bench') then
+    create role blackboard_bench login superuser password 'blackboard_bench';
+  end if;
+end \$\$;
+SQL
+  export PGUSER=blackboard_bench PGPASSWORD=blackboard_bench
+fi
 pg_host=${PGHOST:-127.0.0.1} pg_port=${PGPORT:-5432} pg_user=${PGUSER:-postgres}
 token=${BENCH_TOKEN:-bench-token}
 jar=${jar:-target/blackboard-0.1.0-SNAPSHOT.jar}
@@ -108,7 +127,7 @@ start_server() {
   # shellcheck disable=SC2086
   BLACKBOARD_WORKER_TOKENS="$token" BLACKBOARD_ENGINE_TOKENS="$token" BLACKBOARD_OPERATOR_TOKENS="$token" \
   SPRING_DATASOURCE_URL="jdbc:postgresql://$pg_host:$pg_port/$db" \
-  SPRING_DATASOURCE_USERNAME="$pg_user" SPRING_DATASOURCE_PASSWORD="" SERVER_PORT="$port" \
+  SPRING_DATASOURCE_USERNAME="$pg_user" SPRING_DATASOURCE_PASSWORD="${PGPASSWORD:-}" SERVER_PORT="$port" \
   BLACKBOARD_JOB_RETENTION="$retention" MALLOC_ARENA_MAX=2 "$java" "-Xmx$heap" $jvm_opts "${jfr_opts[@]}" -jar "$server_jar" >"$log" 2>&1 &
   server_pid=$!
   for i in $(seq 1 120); do
