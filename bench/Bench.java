@@ -122,9 +122,9 @@ public class Bench {
         Thread.ofPlatform().daemon().name("heartbeat").start(this::heartbeat);
         report.loadBefore = loadAverage();
         if (!noVacuum && "off".equals(sql.run("show autovacuum"))) {
-            report.vacuumNote = "autovacuum is off on this cluster; the driver stands in for it with its defaults "
-                    + "(checks every 60 s, VACUUM ANALYZE past the thresholds at the table's cost limit and delay, by "
-                    + "default 200 / 2 ms)";
+            report.vacuumNote = "autovacuum is off on this cluster; the driver stands in for it (checks every 60 s, "
+                    + "VACUUM ANALYZE past the dead-row thresholds at the table's cost limit and delay, by default "
+                    + "200 / 2 ms)";
             Thread.ofPlatform().daemon().name("autovacuum-stand-in").start(this::autovacuumStandIn);
         }
         List<Map.Entry<String, Phase>> plan = List.of(
@@ -646,9 +646,8 @@ public class Bench {
     /**
      * The claim phases' jobs are scaffolding for the phases after them too: what is left of
      * their preload (about 550,000 PENDING jobs in full mode, which no later worker takes) and
-     * the PUSHED ones the reaper would otherwise delete during the ping phase. Left in place,
-     * they doubled the size of job's indexes, which every vacuum scans in full, through the
-     * drift phase.
+     * the PUSHED ones the reaper would otherwise delete during the ping phase. Deleting them
+     * does not shrink the index files; it keeps their rows out of the later phases' work.
      */
     void dropClaimPhasesJobs() {
         if (sql.count("select count(*) from (select from job where function_block_id = '%s' limit 1) j"
