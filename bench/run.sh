@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The Blackboard benchmark (GitHub issue 7): starts the real server jar on a fresh database,
 # drives simulated workers and an engine over HTTP (bench/Bench.java, JDK only), measures the
-# raw-SQL ceiling on the same database with pgbench, and prints one table. See README, "Benchmark".
+# raw-SQL ceiling on the same database with pgbench, and prints one table. See BENCHMARKS.md, "How to run it".
 #
 #   bench/run.sh            full run (about 22 minutes; the drift phase alone is 15)
 #   bench/run.sh --quick    every phase for seconds (about 3 minutes)

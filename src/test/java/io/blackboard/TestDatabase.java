@@ -1,24 +1,22 @@
 package io.blackboard;
 
-import org.springframework.boot.autoconfigure.condition.ConditionalOnExpression;
+import io.blackboard.platform.FixedJdbcConnection;
+import org.springframework.boot.jdbc.autoconfigure.JdbcConnectionDetails;
 import org.springframework.boot.test.context.TestConfiguration;
-import org.springframework.boot.testcontainers.service.connection.ServiceConnection;
 import org.springframework.context.annotation.Bean;
-import org.testcontainers.postgresql.PostgreSQLContainer;
 
 /**
  * The one database configuration of every integration test and of
- * {@link TestBlackboardApplication}: a Testcontainers PostgreSQL where a Docker engine runs,
- * unless BLACKBOARD_TEST_DB_URL names a database to use instead (as .ci/run does on machines
- * without Docker).
+ * {@link TestBlackboardApplication}: the PostgreSQL that {@link TestPostgres} chose (a given URL,
+ * Testcontainers, or the embedded one). A connection declared here also keeps the server's own
+ * embedded default from starting.
  */
 @TestConfiguration(proxyBeanMethods = false)
 public class TestDatabase {
 
     @Bean
-    @ServiceConnection
-    @ConditionalOnExpression("'${BLACKBOARD_TEST_DB_URL:}'.isEmpty()")
-    PostgreSQLContainer postgres() {
-        return new PostgreSQLContainer("postgres:15-alpine");
+    JdbcConnectionDetails testPostgres() {
+        TestPostgres.Connection connection = TestPostgres.shared();
+        return new FixedJdbcConnection(connection.url(), connection.user(), connection.password());
     }
 }

@@ -8,7 +8,7 @@ import org.springframework.context.annotation.Configuration;
  * What an open HTTP connection may cost. Tomcat gives every connection, idle or busy, a read and
  * a write buffer on the heap, 8 KB each by default: 8,000 connections (its default bound) held
  * 140 MB of a 256 MB heap when a benchmark client opened a connection per request the server
- * could not answer in time, and the replica died of it (BENCHMARKS.md, "Overload"). Halved
+ * could not answer in time, and the replica died of it (BENCHMARKS.md in git history, "Overload"). Halved
  * here; the bound itself (BLACKBOARD_MAX_CONNECTIONS) and the keep-alive timeout
  * (BLACKBOARD_KEEP_ALIVE_TIMEOUT) are set in application.yml.
  * <p>Bodies and responses larger than a buffer pass through it in pieces, which costs a few

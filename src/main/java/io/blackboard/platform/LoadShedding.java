@@ -30,7 +30,7 @@ import tools.jackson.databind.json.JsonMapper;
 /**
  * Bounds the requests in progress on this replica. With virtual threads no thread pool does:
  * under overload every request waits for a database connection while it keeps about 100 KB of
- * Tomcat buffers, until the heap is full and the JVM does nothing but collect (BENCHMARKS.md,
+ * Tomcat buffers, until the heap is full and the JVM does nothing but collect (BENCHMARKS.md in git history,
  * "Overload"). Past the bound a request waits up to the queue wait for a slot, then is answered
  * 503 with {@code Retry-After}, having done nothing. The waiting requests are bounded too: past
  * {@code maxQueuedRequests} of them a request is answered at once, so a burst faster than the

@@ -22,6 +22,7 @@ import org.springdoc.core.customizers.PropertyCustomizer;
 import org.springdoc.core.utils.SpringDocUtils;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.info.BuildProperties;
+import org.springframework.boot.info.GitProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import tools.jackson.databind.JsonNode;
@@ -48,14 +49,26 @@ class OpenApiConfig {
     }
 
     @Bean
-    OpenAPI blackboardOpenApi(ObjectProvider<BuildProperties> build) {
-        String version = Optional.ofNullable(build.getIfAvailable()).map(BuildProperties::getVersion).orElse("dev");
+    OpenAPI blackboardOpenApi(ObjectProvider<BuildProperties> build, ObjectProvider<GitProperties> git) {
         return new OpenAPI()
-                .info(new Info().title("Blackboard").version(version).description("""
+                .info(new Info().title("Blackboard").version(version(build.getIfAvailable(), git.getIfAvailable()))
+                        .description("""
                         Job coordination between a workflow engine and its workers. The engine writes jobs \
                         onto the blackboard; workers register, heartbeat, claim the jobs of the function \
                         blocks they serve and push results; the engine reads the result feed. Every error \
-                        is an RFC 9457 problem (application/problem+json)."""));
+                        is an RFC 9457 problem (application/problem+json).
+
+                        The operator's [dashboard](/) shows workers, function blocks and jobs; \
+                        [/actuator/prometheus](/actuator/prometheus) serves the metrics (operator token)."""));
+    }
+
+    /**
+     * The version the server was built from: the project's version plus, from a git checkout,
+     * its commit (semantic versioning's build metadata), for example {@code 0.1.0-SNAPSHOT+7d168ea}.
+     */
+    static String version(BuildProperties build, GitProperties git) {
+        String version = build == null ? "dev" : build.getVersion();
+        return git == null || git.getShortCommitId() == null ? version : version + "+" + git.getShortCommitId();
     }
 
     private static Schema<?> problemSchema() {

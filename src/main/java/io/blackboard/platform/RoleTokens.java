@@ -7,11 +7,15 @@ import java.util.List;
 import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.stereotype.Component;
 
 /**
  * The configured role tokens, kept only as SHA-256 hashes and compared in constant time. With
- * none configured, one token per role is generated and logged once: the server is never open.
+ * none configured, one token per role is generated and logged once: the server is never open. On
+ * the embedded development database they are the fixed development tokens instead (the same as
+ * docker-compose.yml's), so the README's curl lines work as written.
  */
 @Component
 class RoleTokens {
@@ -31,9 +35,22 @@ class RoleTokens {
     private static final Logger log = LoggerFactory.getLogger(RoleTokens.class);
     private final List<Entry> entries = new ArrayList<>();
 
-    RoleTokens(SecurityProperties properties) {
-        if (properties.workerTokens().isEmpty() && properties.engineTokens().isEmpty()
-                && properties.operatorTokens().isEmpty()) {
+    @Autowired
+    RoleTokens(SecurityProperties properties, ObjectProvider<EmbeddedPostgresServer> embedded) {
+        this(properties, embedded.getIfAvailable() != null);
+    }
+
+    RoleTokens(SecurityProperties properties, boolean embeddedDatabase) {
+        boolean none = properties.workerTokens().isEmpty() && properties.engineTokens().isEmpty()
+                && properties.operatorTokens().isEmpty();
+        if (none && embeddedDatabase) {
+            add(List.of("dev-worker-token"), Role.WORKER);
+            add(List.of("dev-engine-token"), Role.ENGINE);
+            add(List.of("dev-operator-token"), Role.OPERATOR);
+            log.warn("Embedded database and no BLACKBOARD_WORKER_TOKENS, BLACKBOARD_ENGINE_TOKENS or "
+                    + "BLACKBOARD_OPERATOR_TOKENS set: the development tokens are in force: worker=dev-worker-token "
+                    + "engine=dev-engine-token operator=dev-operator-token");
+        } else if (none) {
             String worker = Tokens.generate("bbr_");
             String engine = Tokens.generate("bbe_");
             String operator = Tokens.generate("bbo_");

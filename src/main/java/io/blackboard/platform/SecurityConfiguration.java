@@ -1,9 +1,15 @@
 package io.blackboard.platform;
 
+import jakarta.servlet.FilterChain;
+import jakarta.servlet.ServletException;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletRequestWrapper;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
+import java.security.Principal;
 import java.util.UUID;
 import java.util.function.Supplier;
+import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.http.HttpMethod;
@@ -13,13 +19,16 @@ import org.springframework.security.authorization.AuthorizationDecision;
 import org.springframework.security.authorization.AuthorizationManager;
 import org.springframework.security.config.annotation.web.builders.HttpSecurity;
 import org.springframework.security.config.observation.SecurityObservationSettings;
+import org.springframework.security.authentication.AnonymousAuthenticationToken;
 import org.springframework.security.core.Authentication;
+import org.springframework.security.core.context.SecurityContextHolder;
 import org.springframework.security.web.AuthenticationEntryPoint;
 import org.springframework.security.web.SecurityFilterChain;
 import org.springframework.security.web.access.AccessDeniedHandler;
 import org.springframework.security.web.access.intercept.RequestAuthorizationContext;
 import org.springframework.security.web.authentication.AnonymousAuthenticationFilter;
 import org.springframework.security.web.context.RequestAttributeSecurityContextRepository;
+import org.springframework.web.filter.OncePerRequestFilter;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
@@ -52,10 +61,11 @@ class SecurityConfiguration {
                 .requestCache(cache -> cache.disable())
                 // Stateless: the authentication lives for its request only, no session is ever
                 // created, so neither the session filters nor the servlet API wrapper is needed
-                // (each wraps or checks every request; BENCHMARKS.md, "Where the time goes").
+                // (each wraps or checks every request; BENCHMARKS.md in git history, "Where the time goes").
                 // Without the wrapper, request.getUserPrincipal() and isUserInRole() know nothing
                 // of the bearer token: read SecurityContextHolder (WorkerAccess does), and do not
-                // use actuator's role-based options such as health's show-details: when-authorized.
+                // use actuator's role-based options such as health's show-details: when-authorized
+                // (the health endpoint alone gets them back: healthPrincipal below).
                 .securityContext(context -> context.securityContextRepository(
                         new RequestAttributeSecurityContextRepository()))
                 .sessionManagement(session -> session.disable())
@@ -84,6 +94,42 @@ class SecurityConfiguration {
                         // everything else is the operators': lists, deletes, cleanup, directives, metrics
                         .anyRequest().hasRole(OPERATOR));
         return http.build();
+    }
+
+    /**
+     * Health's show-components: when-authorized asks the servlet request for its principal and
+     * roles; the chain keeps no servlet API wrapper (see above), so the health paths alone get a
+     * wrapper that answers from the bearer token's authentication. After the security chain.
+     */
+    @Bean
+    FilterRegistrationBean<OncePerRequestFilter> healthPrincipal() {
+        OncePerRequestFilter filter = new OncePerRequestFilter() {
+            @Override
+            protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response,
+                    FilterChain chain) throws ServletException, IOException {
+                Authentication authentication = SecurityContextHolder.getContext().getAuthentication();
+                if (authentication == null || authentication instanceof AnonymousAuthenticationToken
+                        || !authentication.isAuthenticated()) {
+                    chain.doFilter(request, response);
+                    return;
+                }
+                chain.doFilter(new HttpServletRequestWrapper(request) {
+                    @Override
+                    public Principal getUserPrincipal() {
+                        return authentication;
+                    }
+
+                    @Override
+                    public boolean isUserInRole(String role) {
+                        return authentication.getAuthorities().stream()
+                                .anyMatch(a -> a.getAuthority().equals("ROLE_" + role));
+                    }
+                }, response);
+            }
+        };
+        FilterRegistrationBean<OncePerRequestFilter> registration = new FilterRegistrationBean<>(filter);
+        registration.addUrlPatterns("/actuator/health", "/actuator/health/*");
+        return registration;
     }
 
     /**

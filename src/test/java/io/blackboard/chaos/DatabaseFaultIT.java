@@ -1,10 +1,8 @@
 package io.blackboard.chaos;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.blackboard.Api;
-import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -16,18 +14,15 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
- * PostgreSQL restarted under load, and every server connection killed. Needs a database this
- * test may stop: BLACKBOARD_CHAOS_DB_URL and BLACKBOARD_CHAOS_PG_CTL (.ci/run provides both,
- * on a PostgreSQL cluster of its own).
+ * PostgreSQL restarted under load, and every server connection killed, on a database of its own
+ * that this test stops and starts ({@link ChaosDatabase#restartable()}).
  */
 class DatabaseFaultIT {
 
     @Test
     void theServerFailsFastWhileThePostgresIsDownAndRecoversByItself() throws Exception {
-        String pgCtl = System.getenv("BLACKBOARD_CHAOS_PG_CTL");
-        assumeTrue(pgCtl != null && System.getenv("BLACKBOARD_CHAOS_DB_URL") != null,
-                "a restartable PostgreSQL (BLACKBOARD_CHAOS_DB_URL, BLACKBOARD_CHAOS_PG_CTL)");
-        ChaosDatabase database = ChaosDatabase.restartable();
+        ChaosDatabase.Restartable postgres = ChaosDatabase.restartable();
+        ChaosDatabase database = postgres.database();
         Map<String, String> slowRecheck = Map.of("BLACKBOARD_POLL_RECHECK_MS", "60000");
         try (Replica a = new Replica("db-a", database, slowRecheck).start();
                 Replica b = new Replica("db-b", database, slowRecheck).start();
@@ -39,7 +34,7 @@ class DatabaseFaultIT {
             Engine engine = new Engine(a::api);
             engine.create(echo, 200, Map.of("maxAttempts", 5));
 
-            pg(pgCtl, "stop", "-m", "fast");
+            postgres.stop().run();
             awaitStatus(a, 503, Duration.ofSeconds(15));
             for (int i = 0; i < 5; i++) {
                 long start = System.nanoTime();
@@ -49,7 +44,7 @@ class DatabaseFaultIT {
                 assertThat(tookMs).as("it fails fast").isLessThan(8_000);
             }
 
-            pg(pgCtl, "start");
+            postgres.start().run();
             long back = System.nanoTime();
             awaitStatus(a, 200, Duration.ofSeconds(10));
             awaitStatus(b, 200, Duration.ofSeconds(10));
@@ -88,13 +83,5 @@ class DatabaseFaultIT {
             }
             Replica.sleep(200);
         }
-    }
-
-    private static void pg(String pgCtl, String... action) throws IOException, InterruptedException {
-        List<String> command = new java.util.ArrayList<>(List.of(pgCtl.split(" ")));
-        command.addAll(List.of(action));
-        Process process = new ProcessBuilder(command).inheritIO().start();
-        assertThat(process.waitFor(60, TimeUnit.SECONDS)).isTrue();
-        assertThat(process.exitValue()).as(String.join(" ", command)).isZero();
     }
 }

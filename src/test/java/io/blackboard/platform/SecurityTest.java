@@ -167,7 +167,7 @@ class SecurityTest extends IntegrationTest {
     @Test
     void withNoTokensConfiguredOnePerRoleIsGeneratedAndLoggedOnce(CapturedOutput output) {
         RoleTokens tokens = new RoleTokens(new SecurityProperties(List.of(), List.of(), List.of(),
-                DataSize.ofMegabytes(1), 32, 1000));
+                DataSize.ofMegabytes(1), 32, 1000), false);
 
         assertThat(tokens.rolesOf("")).isEmpty();
         assertThat(tokens.rolesOf("test-all")).isEmpty();
@@ -177,9 +177,24 @@ class SecurityTest extends IntegrationTest {
     }
 
     @Test
+    void onTheEmbeddedDatabaseWithNoTokensConfiguredTheDevelopmentTokensAreInForce(CapturedOutput output) {
+        RoleTokens tokens = new RoleTokens(new SecurityProperties(List.of(), List.of(), List.of(),
+                DataSize.ofMegabytes(1), 32, 1000), true);
+
+        assertThat(tokens.rolesOf("dev-worker-token")).containsExactly(RoleTokens.Role.WORKER);
+        assertThat(tokens.rolesOf("dev-engine-token")).containsExactly(RoleTokens.Role.ENGINE);
+        assertThat(tokens.rolesOf("dev-operator-token")).containsExactly(RoleTokens.Role.OPERATOR);
+        assertThat(output.getAll()).contains("development tokens are in force");
+
+        RoleTokens configured = new RoleTokens(new SecurityProperties(List.of("mine"), List.of(), List.of(),
+                DataSize.ofMegabytes(1), 32, 1000), true);
+        assertThat(configured.rolesOf("dev-operator-token")).as("configured tokens replace them").isEmpty();
+    }
+
+    @Test
     void aTokenListedUnderSeveralRolesHoldsThemAll() {
         RoleTokens tokens = new RoleTokens(new SecurityProperties(List.of("a", " b "), List.of("b"), List.of(""),
-                DataSize.ofMegabytes(1), 32, 1000));
+                DataSize.ofMegabytes(1), 32, 1000), false);
 
         assertThat(tokens.rolesOf("b")).containsExactlyInAnyOrder(RoleTokens.Role.WORKER, RoleTokens.Role.ENGINE);
         assertThat(tokens.rolesOf("a")).containsExactly(RoleTokens.Role.WORKER);
