@@ -3,12 +3,13 @@ FROM eclipse-temurin:25-jdk AS build
 WORKDIR /src
 COPY .mvn .mvn
 COPY mvnw pom.xml ./
-RUN --mount=type=cache,target=/root/.m2 ./mvnw -B -q dependency:go-offline -DnoEmbeddedPostgres
-COPY src src
+COPY server/pom.xml server/pom.xml
+RUN --mount=type=cache,target=/root/.m2 ./mvnw -B -q -f server/pom.xml dependency:go-offline -DnoEmbeddedPostgres
+COPY server/src server/src
 # the same build .ci/run proves, without re-running the tests, and without the embedded
 # PostgreSQL's binaries: the image always runs on a real database (the production profile)
-RUN --mount=type=cache,target=/root/.m2 ./mvnw -B -q package -DskipTests -DnoEmbeddedPostgres \
-    && cp target/blackboard-*.jar /blackboard.jar
+RUN --mount=type=cache,target=/root/.m2 ./mvnw -B -q -f server/pom.xml package -DskipTests -DnoEmbeddedPostgres \
+    && cp server/target/blackboard-*.jar /blackboard.jar
 
 FROM eclipse-temurin:25-jre
 RUN apt-get update && apt-get install -y --no-install-recommends curl && rm -rf /var/lib/apt/lists/* \

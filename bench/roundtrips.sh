@@ -5,7 +5,7 @@
 #   bench/roundtrips.sh [JAR] [N]     (default: the built jar, 100 of each; needs strace, curl, jq)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-jar=$(realpath "${1:-target/blackboard-0.1.0-SNAPSHOT.jar}") n=${2:-100}
+jar=$(realpath "${1:-server/target/blackboard-0.1.0-SNAPSHOT.jar}") n=${2:-100}
 java=${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}/bin/java
 pg=(-X -q -h "${PGHOST:-127.0.0.1}" -p "${PGPORT:-5432}" -U "${PGUSER:-postgres}")
 db=bench_rt_$(date +%H%M%S)_$$ port=$((30000 + RANDOM % 20000)) token=${BENCH_TOKEN:-bench-token}

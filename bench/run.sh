@@ -71,11 +71,11 @@ SQL
 fi
 pg_host=${PGHOST:-127.0.0.1} pg_port=${PGPORT:-5432} pg_user=${PGUSER:-postgres}
 token=${BENCH_TOKEN:-bench-token}
-jar=${jar:-target/blackboard-0.1.0-SNAPSHOT.jar}
+jar=${jar:-server/target/blackboard-0.1.0-SNAPSHOT.jar}
 
 if [ ! -f "$jar" ]; then
   echo "== building $jar"
-  ./mvnw -B -q package -DskipTests
+  ./mvnw -B -q package -DskipTests -pl server -am
 fi
 
 free_port() {
