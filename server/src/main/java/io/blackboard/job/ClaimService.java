@@ -138,7 +138,11 @@ class ClaimService {
                 landed = store.push(push, true);
             }
         }
-        return landed.map(this::landed).orElseGet(() -> answerUnchanged(push));
+        if (landed.isPresent()) {
+            return landed(landed.get());
+        }
+        workers.requireRegistered(push.workerId()); // a deleted worker is told so (404: register again)
+        return answerUnchanged(push);
     }
 
     /**
@@ -183,6 +187,9 @@ class ClaimService {
             if (!valid.isEmpty()) {
                 pushed.putAll(store.pushBatch(workerId, batchRows(requests, valid, true)));
             }
+        }
+        if (pushed.size() + refused.size() < requests.size()) {
+            workers.requireRegistered(workerId); // a deleted worker is told so (404), not 409 for each job
         }
         List<PushOutcome> outcomes = new ArrayList<>(requests.size());
         for (int i = 0; i < requests.size(); i++) {
@@ -252,6 +259,11 @@ class ClaimService {
         return job;
     }
 
+    /**
+     * A push that changed nothing, of a registered worker: the job's state says whether it was
+     * this very result again (200), another result for a job this worker already pushed, or a
+     * claim the worker no longer holds (409).
+     */
     private JobView answerUnchanged(ClaimStore.Push push) {
         ClaimStore.Verdict verdict = store.verdict(push)
                 .orElseThrow(() -> new JobProblems.JobNotFound(push.jobId()));

@@ -2,6 +2,7 @@ package io.blackboard.job;
 
 import io.blackboard.worker.HeldJobs;
 import io.blackboard.worker.WorkerLoss;
+import java.time.Duration;
 import java.util.Collection;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -83,5 +84,10 @@ class JobLeases implements HeldJobs {
         if (!TransactionSynchronizationManager.isActualTransactionActive()) {
             throw new IllegalStateException("HeldJobs must be called inside the caller's transaction");
         }
+    }
+
+    @Override
+    public Duration orphanGrace() {
+        return properties.orphanGrace();
     }
 }

@@ -1,6 +1,7 @@
 package io.blackboard.job;
 
 import com.fasterxml.jackson.annotation.JsonRawValue;
+import io.blackboard.platform.ServerVersion;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
 import jakarta.validation.constraints.NotBlank;
@@ -30,7 +31,7 @@ record PollRequest(
         @NotNull UUID workerId,
         @Size(min = 1, max = 1000) List<@NotNull UUID> functionBlockIds,
         @Min(1) @Max(ClaimStore.MAX_POLL_LIMIT) Integer limit,
-        @Min(0) @Max(30_000) Integer waitMs) {
+        @Min(0) @Max(ServerVersion.MAX_POLL_WAIT_MS) Integer waitMs) {
 
     int limitOrDefault() {
         return limit == null ? 1 : limit;

@@ -16,13 +16,9 @@ import io.swagger.v3.oas.models.responses.ApiResponses;
 import java.lang.annotation.Annotation;
 import java.util.Arrays;
 import java.util.Map;
-import java.util.Optional;
 import org.springdoc.core.customizers.OpenApiCustomizer;
 import org.springdoc.core.customizers.PropertyCustomizer;
 import org.springdoc.core.utils.SpringDocUtils;
-import org.springframework.beans.factory.ObjectProvider;
-import org.springframework.boot.info.BuildProperties;
-import org.springframework.boot.info.GitProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import tools.jackson.databind.JsonNode;
@@ -49,9 +45,9 @@ class OpenApiConfig {
     }
 
     @Bean
-    OpenAPI blackboardOpenApi(ObjectProvider<BuildProperties> build, ObjectProvider<GitProperties> git) {
+    OpenAPI blackboardOpenApi(ServerVersion server) {
         return new OpenAPI()
-                .info(new Info().title("Blackboard").version(version(build.getIfAvailable(), git.getIfAvailable()))
+                .info(new Info().title("Blackboard").version(server.version())
                         .description("""
                         Job coordination between a workflow engine and its workers. The engine writes jobs \
                         onto the blackboard; workers register, heartbeat, claim the jobs of the function \
@@ -60,15 +56,6 @@ class OpenApiConfig {
 
                         The operator's [dashboard](/) shows workers, function blocks and jobs; \
                         [/actuator/prometheus](/actuator/prometheus) serves the metrics (operator token)."""));
-    }
-
-    /**
-     * The version the server was built from: the project's version plus, from a git checkout,
-     * its commit (semantic versioning's build metadata), for example {@code 0.1.0-SNAPSHOT+7d168ea}.
-     */
-    static String version(BuildProperties build, GitProperties git) {
-        String version = build == null ? "dev" : build.getVersion();
-        return git == null || git.getShortCommitId() == null ? version : version + "+" + git.getShortCommitId();
     }
 
     private static Schema<?> problemSchema() {

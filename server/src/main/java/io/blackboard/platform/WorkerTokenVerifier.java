@@ -9,6 +9,9 @@ import java.util.UUID;
  */
 public interface WorkerTokenVerifier {
 
-    /** The worker the token belongs to, or empty when it belongs to no registered worker. */
+    /**
+     * The worker the token was issued to, deleted or not (calls for a deleted worker answer 404),
+     * or empty when no worker was ever issued it.
+     */
     Optional<UUID> verify(String token);
 }

@@ -1,5 +1,6 @@
 package io.blackboard.worker;
 
+import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
 import java.util.UUID;
@@ -22,4 +23,7 @@ public interface HeldJobs {
      * With {@code activeJobIds} null the worker did not report, and only cancellations are returned.
      */
     List<UUID> heartbeat(UUID workerId, @Nullable List<UUID> activeJobIds);
+
+    /** A claim younger than this is never released for missing from a heartbeat's {@code activeJobIds}. */
+    Duration orphanGrace();
 }

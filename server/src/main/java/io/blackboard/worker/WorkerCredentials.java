@@ -14,12 +14,16 @@ import org.springframework.stereotype.Component;
 /**
  * Worker-bound tokens. The plain token is handed out once, at registration; the database keeps
  * only its SHA-256. Verified tokens are remembered briefly so a heartbeat costs no extra query.
+ * A deleted worker's token still names its worker: every call made with it reaches the service
+ * of that worker, whose own SQL finds the worker deleted and answers 404, so the worker knows to
+ * register again (DESIGN.md). Remembering a token can therefore never keep a deleted worker
+ * working, on this replica or another; the token is good for its own worker's id alone.
  */
 @Component
 class WorkerCredentials implements WorkerTokenVerifier {
 
     static final String WORKER_BY_TOKEN = """
-            select id from worker where token_hash = :hash and deleted_at is null
+            select id from worker where token_hash = :hash
             """;
 
     private static final long REMEMBER_NANOS = TimeUnit.SECONDS.toNanos(60);

@@ -20,7 +20,9 @@ record RegisterWorker(
         @PositiveOrZero Integer pid,
         @Size(max = 100) String version,
         @Size(max = 64) Map<@NotBlank @Size(max = 100) String, @NotNull @Size(max = 500) String> labels,
-        @Min(1) @Max(10000) Integer concurrency) {
+        @Min(1) @Max(10000) Integer concurrency,
+        @Size(min = 1, max = 100) String sdkName,
+        @Size(min = 1, max = 100) String sdkVersion) {
 
     int concurrencyOrDefault() {
         return concurrency == null ? 1 : concurrency;
@@ -31,8 +33,14 @@ record RegisterWorker(
     }
 }
 
-/** The answer to registration: the worker, and the token every later call for it must carry. */
-record RegisteredWorker(@JsonUnwrapped WorkerView worker, String token) {
+/**
+ * The answer to registration: the worker, the token every later call for it must carry, and
+ * what a client adapts to: the server's version and API version, the heartbeat interval, the
+ * orphan grace (how long after a lost poll answer a ping releases its claims) and the longest
+ * poll wait.
+ */
+record RegisteredWorker(@JsonUnwrapped WorkerView worker, String token, String serverVersion, String apiVersion,
+        long pingIntervalMs, long orphanGraceMs, int maxPollWaitMs) {
 }
 
 /** {@code POST /workers/{id}/ping} body, optional. */

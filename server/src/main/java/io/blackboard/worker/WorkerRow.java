@@ -27,6 +27,8 @@ class WorkerRow {
     private String ip;
     private Integer pid;
     private String version;
+    private String sdkName;
+    private String sdkVersion;
     @Column(columnDefinition = "jsonb")
     private String labels;
     private int concurrency;
@@ -51,6 +53,8 @@ class WorkerRow {
     String ip() { return ip; }
     Integer pid() { return pid; }
     String version() { return version; }
+    String sdkName() { return sdkName; }
+    String sdkVersion() { return sdkVersion; }
     String labels() { return labels; }
     int concurrency() { return concurrency; }
     WorkerState state() { return state; }

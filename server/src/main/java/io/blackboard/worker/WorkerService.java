@@ -1,6 +1,7 @@
 package io.blackboard.worker;
 
 import io.blackboard.platform.Ids;
+import io.blackboard.platform.ServerVersion;
 import io.blackboard.platform.SqlTransactions;
 import java.time.Duration;
 import java.util.List;
@@ -34,9 +35,12 @@ public class WorkerService {
     private final TransactionTemplate tx;
     private final SqlTransactions sql;
     private final WorkerCredentials credentials;
+    private final ServerVersion server;
 
     WorkerService(WorkerStore store, WorkerRepository rows, HeldJobs heldJobs, WorkerProperties properties,
-            JsonMapper json, TransactionTemplate tx, SqlTransactions sql, WorkerCredentials credentials) {
+            JsonMapper json, TransactionTemplate tx, SqlTransactions sql, WorkerCredentials credentials,
+            ServerVersion server) {
+        this.server = server;
         this.tx = tx;
         this.sql = sql;
         this.credentials = credentials;
@@ -53,8 +57,10 @@ public class WorkerService {
         UUID id = Ids.newId();
         WorkerCredentials.Issued credentials = WorkerCredentials.issue();
         store.insert(id, request, json.writeValueAsString(request.labelsOrEmpty()), credentials.hash());
-        log.info("Worker {} registered as {} ({}@{})", id, request.name(), request.pid(), request.hostname());
-        return new RegisteredWorker(find(id), credentials.token());
+        log.info("Worker {} registered as {} ({}@{}, {} {})", id, request.name(), request.pid(), request.hostname(),
+                request.sdkName(), request.sdkVersion());
+        return new RegisteredWorker(find(id), credentials.token(), server.version(), ServerVersion.API_VERSION,
+                properties.pingInterval().toMillis(), heldJobs.orphanGrace().toMillis(), ServerVersion.MAX_POLL_WAIT_MS);
     }
 
     /**
@@ -177,7 +183,7 @@ public class WorkerService {
 
     private WorkerView view(WorkerRow row, Set<UUID> deaf) {
         return new WorkerView(row.id(), row.name(), row.hostname(), row.ip(), row.pid(), row.version(),
-                json.readValue(row.labels(), LABELS), row.concurrency(), row.state(), row.directive(),
+                row.sdkName(), row.sdkVersion(), json.readValue(row.labels(), LABELS), row.concurrency(), row.state(), row.directive(),
                 row.registeredAt(), row.lastSeenAt(), row.stateChangedAt(), row.lastPolledAt(), row.deletedAt(),
                 row.heldJobs(), deaf.contains(row.id()));
     }

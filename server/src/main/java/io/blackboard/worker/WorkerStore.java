@@ -17,8 +17,10 @@ import org.springframework.stereotype.Repository;
 class WorkerStore {
 
     static final String WORKER_INSERT = """
-            insert into worker (id, name, hostname, ip, pid, version, labels, concurrency, token_hash)
-            values (:id, :name, :hostname, :ip, :pid, :version, cast(:labels as jsonb), :concurrency, :tokenHash)
+            insert into worker (id, name, hostname, ip, pid, version, sdk_name, sdk_version, labels, concurrency,
+                                token_hash)
+            values (:id, :name, :hostname, :ip, :pid, :version, :sdkName, :sdkVersion, cast(:labels as jsonb),
+                    :concurrency, :tokenHash)
             """;
 
     /** A heartbeat: HOT-updatable (no index covers last_seen_at), and back to ONLINE from anywhere. */
@@ -193,6 +195,8 @@ class WorkerStore {
                 .param("ip", request.ip())
                 .param("pid", request.pid())
                 .param("version", request.version())
+                .param("sdkName", request.sdkName())
+                .param("sdkVersion", request.sdkVersion())
                 .param("labels", labelsJson)
                 .param("concurrency", request.concurrencyOrDefault())
                 .param("tokenHash", tokenHash)

@@ -149,7 +149,7 @@ class SecurityTest extends IntegrationTest {
     }
 
     @Test
-    void onlyTheTokensHashIsStoredAndADeletedWorkersTokenStopsWorking() {
+    void onlyTheTokensHashIsStoredAndADeletedWorkersTokenIsToldItWasDeleted() {
         Registered me = register("me");
 
         byte[] stored = jdbc.sql("select token_hash from worker where id = :id").param("id", me.id())
@@ -161,7 +161,10 @@ class SecurityTest extends IntegrationTest {
         assertThat(me.token()).startsWith("bbw_").hasSizeGreaterThan(40);
 
         assertThat(api.as("test-operator").delete("/workers/" + me.id()).status()).isEqualTo(204);
-        assertProblem(api.as(me.token()).post("/workers/" + me.id() + "/ping", null), 401, "unknown");
+        assertProblem(api.as(me.token()).post("/workers/" + me.id() + "/ping", null), 404, "register again");
+        Registered other = register("other");
+        assertProblem(api.as(me.token()).post("/workers/" + other.id() + "/ping", null), 403, "may not");
+        assertProblem(api.as("bbw_" + "x".repeat(43)).post("/workers/" + me.id() + "/ping", null), 401, "unknown");
     }
 
     @Test

@@ -39,6 +39,29 @@ class WorkerRegistryTest extends IntegrationTest {
     }
 
     @Test
+    void registrationAnswersWhatAClientAdaptsToAndRecordsItsSdk() {
+        Api.Response response = api.post("/workers/register", Map.of("name", "sdk-worker",
+                "sdkName", "blackboard-python", "sdkVersion", "0.1.0"));
+
+        assertThat(response.status()).as(response.toString()).isEqualTo(201);
+        assertThat(response.at("/serverVersion").asString())
+                .isEqualTo(api.get("/v3/api-docs").at("/info/version").asString()).isNotBlank();
+        assertThat(response.at("/apiVersion").asString()).isEqualTo("1");
+        assertThat(response.at("/pingIntervalMs").asLong()).isEqualTo(20_000);
+        assertThat(response.at("/orphanGraceMs").asLong()).isEqualTo(10_000);
+        assertThat(response.at("/maxPollWaitMs").asInt()).isEqualTo(30_000);
+        assertThat(response.at("/sdkName").asString()).isEqualTo("blackboard-python");
+        Api.Response shown = api.get("/workers/" + response.at("/id").asString());
+        assertThat(shown.at("/sdkName").asString()).isEqualTo("blackboard-python");
+        assertThat(shown.at("/sdkVersion").asString()).isEqualTo("0.1.0");
+        assertThat(shown.at("/serverVersion").isMissingNode()).as("only registration answers it").isTrue();
+
+        assertProblem(api.post("/workers/register", Map.of("name", "w", "sdkName", "")), 400, "sdkName");
+        assertProblem(api.post("/workers/register", Map.of("name", "w", "sdkVersion", "v".repeat(101))), 400,
+                "sdkVersion");
+    }
+
+    @Test
     void concurrencyDefaultsToOne() {
         UUID id = registerWorker("plain");
         assertThat(api.get("/workers/" + id).at("/concurrency").asInt()).isEqualTo(1);
