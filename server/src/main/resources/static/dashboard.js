@@ -187,7 +187,8 @@
     ];
     return el('tr', { data: { id: w.id, state: w.state } },
       el('td', {}, el('div', { class: 'name' }, w.name),
-        el('div', { class: 'muted small' }, [w.hostname, w.pid && `pid ${w.pid}`, w.version && `v${w.version}`]
+        el('div', { class: 'muted small' }, [w.hostname, w.pid && `pid ${w.pid}`, w.version && `v${w.version}`,
+          w.sdkName && `${w.sdkName} ${w.sdkVersion || ''}`.trim()]
           .filter(Boolean).join(' · ') || shortId(w.id))),
       el('td', {}, badge(w.state, w.state)),
       el('td', { title: w.lastSeenAt }, ago(w.lastSeenAt),
