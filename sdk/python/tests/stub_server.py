@@ -284,7 +284,7 @@ class StubBlackboard:
             claimed = []
             while self.pending and len(claimed) < limit and self.directive == "RUN":
                 job = self.jobs[self.pending.popleft()]
-                job.update(status="POLLED", workerId=worker_id, attempt=job["attempt"] + 1)
+                job.update(status="POLLED", workerId=worker_id, attempt=job["attempt"] + 1, claimedAt=time.monotonic())
                 claimed.append(dict(job))
         return Reply(200, claimed)
 

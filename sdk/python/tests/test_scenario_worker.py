@@ -25,7 +25,7 @@ class ScenarioWorkerProcess(unittest.TestCase):
     def start(self, concurrency="1", drain_ms="5000"):
         env = dict(os.environ, PYTHONPATH=_support.SRC, BLACKBOARD_URL=self.stub.url, SCENARIO_LOG=self.log,
                    BLACKBOARD_WORKER_NAME="scenario-test", BLACKBOARD_CONCURRENCY=concurrency,
-                   BLACKBOARD_DRAIN_TIMEOUT_MS=drain_ms, BLACKBOARD_POLL_WAIT_MS="10000",
+                   BLACKBOARD_DRAIN_TIMEOUT_MS=drain_ms, BLACKBOARD_POLL_WAIT_MS="500",
                    SCENARIO_LOG_LEVEL=os.environ.get("BLACKBOARD_TEST_LOG", "CRITICAL"))
         process = subprocess.Popen([sys.executable, os.path.join(HERE, "scenario_worker.py")], env=env)
         self.addCleanup(lambda: process.poll() is None and process.kill())

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import os
 import traceback
+from types import TracebackType
 from typing import Any, Dict, Optional
 
 from ._http import encode_json
@@ -19,6 +21,8 @@ CANCELLED = "CANCELLED"
 # The server refuses JSON strings over 262144 characters; a traceback is for a human, keep its end.
 MAX_TRACEBACK_CHARS = 8000
 MAX_MESSAGE_CHARS = 4000
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
+_ASYNCIO_DIR = os.path.dirname(os.path.abspath(asyncio.__file__)) + os.sep
 
 
 class Outcome:
@@ -95,10 +99,19 @@ def error_of(e: BaseException) -> Dict[str, Any]:
     """The structured error pushed for an exception: type, message, traceback (its end, when long)."""
     kind = type(e)
     name = kind.__qualname__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__qualname__}"
-    trace = "".join(traceback.format_exception(kind, e, e.__traceback__))
+    trace = "".join(traceback.format_exception(kind, e, _user_frames(e.__traceback__)))
     return {"type": name, "message": _clip(str(e), MAX_MESSAGE_CHARS),
             "traceback": trace if len(trace) <= MAX_TRACEBACK_CHARS
             else "...(truncated)\n" + trace[-MAX_TRACEBACK_CHARS:]}
+
+
+def _user_frames(tb: Optional[TracebackType]) -> Optional[TracebackType]:
+    """The traceback from the first frame outside this package and asyncio: the handler's own."""
+    while tb is not None and tb.tb_next is not None and (
+            tb.tb_frame.f_code.co_filename.startswith(_PACKAGE_DIR)
+            or tb.tb_frame.f_code.co_filename.startswith(_ASYNCIO_DIR)):
+        tb = tb.tb_next
+    return tb
 
 
 def _clip(text: str, limit: int) -> str:

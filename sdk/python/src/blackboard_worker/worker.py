@@ -114,7 +114,7 @@ class Worker:
     def __init__(self, *, base_url: str = DEFAULT_URL, token: str = DEFAULT_TOKEN, name: Optional[str] = None,
                  blocks: Optional[Iterable[Any]] = None, labels: Optional[Mapping[str, str]] = None,
                  concurrency: int = 1, drain_timeout: float = 20.0, cancel_grace: float = 5.0,
-                 poll_wait: float = 25.0, ping_interval: Optional[float] = None, on_expired: str = "reregister",
+                 poll_wait: float = 10.0, ping_interval: Optional[float] = None, on_expired: str = "reregister",
                  hostname: Optional[str] = None, ip: Optional[str] = None, version: Optional[str] = None,
                  handle_signals: bool = True, ssl_context: Optional[ssl.SSLContext] = None,
                  request_timeout: float = 30.0, retry_base_delay: float = 0.5, retry_max_delay: float = 30.0) -> None:
@@ -161,7 +161,10 @@ class Worker:
         self._fatal: Optional[BaseException] = None
         self._poll_abort = AbortHandle()
         self._wait_step: Optional[Callable[[], None]] = None
-        self._uncertain_poll_at: Optional[float] = None
+        self._send_sdk_fields = True  # False once a server said it does not know them
+        # Until when a poll whose answer we did not get may still claim jobs for us (monotonic time).
+        self._uncertain_until: Optional[float] = None
+        self._poll_parked_until = 0.0
         self._threads: List[threading.Thread] = []
         self._pool: Optional[HandlerPool] = None
         self._stats_lock = threading.Lock()
@@ -381,7 +384,13 @@ class Worker:
             self._finish()
 
     def _shutdown(self) -> None:
-        """Stop polling, abort the parked poll, drain while pinging, release ping, unregister."""
+        """Stop polling, abort the parked poll, drain while pinging, release ping, unregister.
+
+        The release ping lists only the jobs really held, so that the server puts the claims whose answer
+        never reached us back to PENDING without spending an attempt. It must come an orphan grace after
+        the last such claim: after the abort, and after the aborted poll's waitMs, because the server keeps
+        serving a parked poll whose client has gone. Unregistering before it would fail those jobs.
+        """
         with self._cond:
             self._state = WorkerState.DRAINING
             self._cond.notify_all()
@@ -397,8 +406,8 @@ class Worker:
                         left, self.cancel_grace)
             self._wait_until(lambda: not self._held, self.cancel_grace)
         session = self._session
-        if session is not None and not self._forced and self._uncertain_poll_at is not None:
-            release_at = self._uncertain_poll_at + session.orphan_grace + _RELEASE_MARGIN
+        if session is not None and not self._forced and self._uncertain_until is not None:
+            release_at = self._uncertain_until + session.orphan_grace + _RELEASE_MARGIN
             self._wait_until(lambda: False, release_at - time.monotonic())
         self._ping_stop.set()
         for thread in self._threads:
@@ -481,11 +490,10 @@ class Worker:
         """Register the worker and its function blocks (caller holds _session_lock); retries until done."""
         backoff = Backoff(self.retry_base_delay, self.retry_max_delay)
         health = _LoopHealth("registration")
-        with_sdk = True
         while True:
             self._check_stop()
             try:
-                reply = self._transport.request("POST", "/workers/register", self._registration(with_sdk),
+                reply = self._transport.request("POST", "/workers/register", self._registration(),
                                                 token=self.token)
             except _IO_ERRORS as e:
                 health.failed(f"{type(e).__name__}: {e}")
@@ -500,9 +508,9 @@ class Worker:
                     return session
                 continue
             problem = reply.problem
-            if reply.status == 400 and with_sdk and _names_sdk_field(problem):
+            if reply.status == 400 and self._send_sdk_fields and _names_sdk_field(problem):
                 log.info("this server does not take sdkName/sdkVersion yet: registering without them")
-                with_sdk = False
+                self._send_sdk_fields = False
                 continue
             if reply.status in (401, 403):
                 raise FatalConfigurationError(
@@ -543,7 +551,7 @@ class Worker:
             raise FatalConfigurationError(
                 f"function block registration refused ({reply.status}): {problem.get('detail') or problem}{hint}")
 
-    def _registration(self, with_sdk: bool) -> Dict[str, Any]:
+    def _registration(self) -> Dict[str, Any]:
         body: Dict[str, Any] = {"name": self.name, "hostname": self.hostname, "pid": os.getpid(),
                                 "labels": self.labels, "concurrency": self.concurrency}
         ip = self.ip or _local_ip(self._transport.host, self._transport.port)
@@ -551,7 +559,7 @@ class Worker:
             body["ip"] = ip
         if self.version:
             body["version"] = self.version
-        if with_sdk:
+        if self._send_sdk_fields:
             body["sdkName"] = SDK_NAME
             body["sdkVersion"] = __version__
         return body
@@ -683,6 +691,7 @@ class Worker:
             wait_ms = int(min(self.poll_wait, session.max_poll_wait) * 1000)
             body = {"workerId": session.worker_id, "limit": min(free, 100), "waitMs": wait_ms}
             self._count("polls")
+            self._poll_parked_until = time.monotonic() + wait_ms / 1000.0
             try:
                 reply = self._transport.request("POST", "/blackboard/job", body, token=session.token,
                                                 timeout=wait_ms / 1000.0 + 10.0, abort=self._poll_abort)
@@ -712,7 +721,13 @@ class Worker:
                 self._stop_polling.wait(backoff.next_delay(reply.retry_after))
 
     def _mark_uncertain_poll(self) -> None:
-        self._uncertain_poll_at = time.monotonic()
+        """A poll's answer was lost (aborted, I/O error, 5xx): it may have claimed jobs that never reached us.
+
+        The server keeps a parked poll after its client has gone, and it may still claim a job until its
+        waitMs runs out; the release ping must come an orphan grace after that (see _shutdown).
+        """
+        until = max(time.monotonic(), self._poll_parked_until)
+        self._uncertain_until = max(self._uncertain_until or 0.0, until)
 
     def _accept(self, session: _Session, jobs: List[Dict[str, Any]]) -> None:
         for job in jobs:
