@@ -72,6 +72,7 @@ final class StubServer implements AutoCloseable {
     static final String UNREGISTER = "POST /workers/*/unregister";
     static final String POLL = "POST /blackboard/job";
     static final String PUSH = "POST /blackboard/job/result";
+    static final String CLAIMS = "GET /workers/*/jobs";
 
     private final HttpServer server;
     private final ExecutorService executor = Executors.newCachedThreadPool();
@@ -238,6 +239,7 @@ final class StubServer implements AutoCloseable {
         });
         on(PUSH, r -> Response.json(200, Map.of("id", r.json().get("jobId"), "status", "PUSHED")));
         on(UNREGISTER, r -> Response.json(200, Map.of("state", "OFFLINE")));
+        on(CLAIMS, r -> Response.json(200, List.of()));
     }
 
     private void handle(HttpExchange exchange) throws IOException {

@@ -1,6 +1,7 @@
 package io.blackboard.sdk;
 
 import static io.blackboard.sdk.StubServer.BLOCKS;
+import static io.blackboard.sdk.StubServer.CLAIMS;
 import static io.blackboard.sdk.StubServer.PING;
 import static io.blackboard.sdk.StubServer.POLL;
 import static io.blackboard.sdk.StubServer.PUSH;
@@ -542,14 +543,34 @@ class WorkerTest {
         Request unregister = last(all);
         assertThat(StubServer.matches(UNREGISTER, unregister)).isTrue();
         assertThat(unregister.token()).isEqualTo("bbw_1");
-        Request releasePing = all.get(all.size() - 2);
-        assertThat(StubServer.matches(PING, releasePing)).isTrue();
+        Request releasePing = last(stub.requests(PING));
+        assertThat(all.indexOf(releasePing)).isGreaterThan(all.size() - 4); // then the claims check, unregister
         assertThat(releasePing.activeJobIds()).isEmpty();
         assertThat(Duration.ofNanos(releasePing.atNanos() - closing)).as("release ping after the orphan grace")
                 .isGreaterThanOrEqualTo(Duration.ofMillis(300));
         assertThat(stub.requests(PUSH)).hasSize(1);
         assertThat(worker.state()).isEqualTo(WorkerState.STOPPED);
         assertThat(worker.stopReason()).isEqualTo(StopReason.CLOSED);
+    }
+
+    @Test
+    void a_claim_the_aborted_poll_made_after_the_abort_is_released_by_a_second_ping() {
+        stub.orphanGraceMs = 200;
+        start(builder(echo()));
+        // the server still has a POLLED job for us that no poll answer ever brought
+        stub.once(CLAIMS, Response.json(200, List.of(job("lost", JobType.EXECUTE, 1, Map.of()))));
+
+        worker.close();
+
+        List<Request> all = stub.requests();
+        assertThat(StubServer.matches(UNREGISTER, last(all))).isTrue();
+        Request second = all.get(all.size() - 2);
+        assertThat(StubServer.matches(PING, second)).isTrue();
+        assertThat(second.activeJobIds()).isEmpty();
+        Request claims = stub.requests(CLAIMS).get(0);
+        assertThat(claims.query()).contains("status=POLLED");
+        assertThat(Duration.ofNanos(second.atNanos() - claims.atNanos())).isGreaterThanOrEqualTo(Duration.ofMillis(200));
+        assertThat(stub.requests(CLAIMS)).hasSize(1);
     }
 
     @Test
@@ -569,7 +590,7 @@ class WorkerTest {
         assertThat(Duration.ofNanos(System.nanoTime() - closing)).isLessThan(Duration.ofSeconds(2));
         List<Request> all = stub.requests();
         assertThat(StubServer.matches(UNREGISTER, last(all))).isTrue();
-        Request lastPing = all.get(all.size() - 2);
+        Request lastPing = last(stub.requests(PING));
         assertThat(lastPing.activeJobIds()).as("a job still running is listed, never released")
                 .containsExactly("j1");
         assertThat(stub.count(PUSH)).isZero();

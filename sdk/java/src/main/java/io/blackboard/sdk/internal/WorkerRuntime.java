@@ -585,6 +585,18 @@ public final class WorkerRuntime {
             if (!isForced() && !isExpired()) {
                 log.log(Level.DEBUG, "release ping: {0} jobs held", heldIds(s).size());
                 ping(backoff, trouble);
+                int lost = lostClaims(s);
+                if (lost > 0 && !isForced() && !isExpired()) {
+                    // the server does not notice an aborted poll: it stays parked and may claim until its waitMs
+                    // ends; such a claim was too young for the release ping
+                    log.log(Level.INFO, "the server holds {0} claims for this worker that it never saw; releasing "
+                            + "them after the orphan grace", lost);
+                    pingUntil(s, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(orphanGraceMs + RELEASE_MARGIN_MS),
+                            false, backoff, trouble);
+                    if (!isForced() && !isExpired()) {
+                        ping(backoff, trouble);
+                    }
+                }
             }
         }
         if (!isExpired()) {
@@ -612,6 +624,28 @@ public final class WorkerRuntime {
             } finally {
                 lock.unlock();
             }
+        }
+    }
+
+    /** How many jobs the server has POLLED for this worker that it does not hold (best effort: 0 on errors). */
+    private int lostClaims(Session s) throws InterruptedException {
+        try {
+            Http.Reply reply = http.send("GET", "/workers/" + s.workerId() + "/jobs?status=POLLED&limit=1000",
+                    s.token(), null);
+            if (!reply.ok()) {
+                return 0;
+            }
+            List<String> held = heldIds(s);
+            int lost = 0;
+            for (Object item : Json.array(reply.json())) {
+                if (!held.contains(Json.string(Json.object(item).get("id")))) {
+                    lost++;
+                }
+            }
+            return lost;
+        } catch (IOException | RuntimeException e) {
+            log.log(Level.DEBUG, "could not list the server's claims: " + e);
+            return 0;
         }
     }
 
