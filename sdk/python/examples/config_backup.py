@@ -1,101 +1,120 @@
 """A config backup worker: the Blackboard Python SDK's example.
 
-Serves the function block configBackup@1.0.0: fetch a device's running configuration (faked here by a
-short sleep where a Netmiko or NAPALM session would block) and store it under BACKUP_DIR. ROLLBACK
-removes the backup the job's host got last.
+Serves the function block configBackup@1.0.0, which saves a network device's running configuration.
+The device session is faked (a short wait where a Netmiko or NAPALM session would block, and a generated
+configuration); the rest is real: params and result checked by their JSON schemas on the server, the
+file written under BACKUP_DIR, a device that does not answer reported as a FAILURE, a cancel honoured,
+ACQUIRE naming the device it locks, ROLLBACK forgetting the files it wrote. Its contract is the Java
+SDK example's, to the byte: workers of both SDKs can serve the same block.
 
     python3 sdk/python/examples/config_backup.py          # BLACKBOARD_URL defaults to http://localhost:8080
 
-Environment: the SDK's BLACKBOARD_* variables (README), plus BACKUP_DIR (default: a folder in the
-temporary directory), BACKUP_SESSION_MS (how long the fake device session takes, default 1000) and
-LOG_LEVEL (default INFO). SIGTERM or Ctrl-C stops it gracefully; a second one forces.
+Environment: the SDK's BLACKBOARD_* variables (see the README), BACKUP_DIR (default: the temporary
+directory's blackboard-backups), BACKUP_SESSION_MS (the fake session's length; default 200 to 800 ms)
+and LOG_LEVEL (INFO). SIGTERM or Ctrl-C stops it gracefully; a second one forces.
 """
 
 import datetime
 import hashlib
 import logging
 import os
+import random
+import re
 import sys
 import tempfile
 from pathlib import Path
 
 try:
-    from blackboard_worker import Failure, JobCancelled, JobContext, Worker, function_block
+    from blackboard_worker import JobCancelled, JobContext, Result, Worker, function_block
 except ImportError:  # run from a checkout without installing: use the source tree beside this folder
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "src"))
-    from blackboard_worker import Failure, JobCancelled, JobContext, Worker, function_block
+    from blackboard_worker import JobCancelled, JobContext, Result, Worker, function_block
 
 BACKUP_DIR = Path(os.environ.get("BACKUP_DIR") or Path(tempfile.gettempdir()) / "blackboard-backups")
-SESSION_SECONDS = int(os.environ.get("BACKUP_SESSION_MS", "1000")) / 1000.0
 
 PARAMS_SCHEMA = {
-    "type": "object",
-    "required": ["host"],
+    "type": "object", "required": ["host"], "additionalProperties": False,
     "properties": {
-        "host": {"type": "string", "minLength": 1, "maxLength": 255},
-        "port": {"type": "integer", "minimum": 1, "maximum": 65535},
-        "platform": {"enum": ["cisco_ios", "juniper_junos", "arista_eos"]},
+        "host": {"type": "string", "minLength": 1, "maxLength": 253},
+        "vendor": {"enum": ["cisco", "juniper", "arista"]},
+        "timeoutMs": {"type": "integer", "minimum": 100, "maximum": 600000},
     },
-    "additionalProperties": False,
 }
 
 RESULT_SCHEMA = {
-    "type": "object",
-    "required": ["host", "lines", "sha256", "path"],
+    "type": "object", "required": ["host", "lines", "sha256", "path"],
     "properties": {
-        "host": {"type": "string"},
-        "lines": {"type": "integer", "minimum": 0},
-        "sha256": {"type": "string", "pattern": "^[0-9a-f]{64}$"},
-        "path": {"type": "string"},
+        "host": {"type": "string"}, "vendor": {"type": "string"},
+        "lines": {"type": "integer", "minimum": 0}, "bytes": {"type": "integer", "minimum": 0},
+        "sha256": {"type": "string", "pattern": "^[0-9a-f]{64}$"}, "path": {"type": "string"},
+        "savedAt": {"type": "string"},
     },
 }
 
 
-@function_block("configBackup", "1.0.0", idempotent=True, params_schema=PARAMS_SCHEMA,
-                result_schema=RESULT_SCHEMA)
+class DeviceUnreachable(Exception):
+    """The device did not answer: pushed as a FAILURE with this type and message."""
+
+
+@function_block("configBackup", "1.0.0", idempotent=True,  # saving the same configuration twice is harmless
+                params_schema=PARAMS_SCHEMA, result_schema=RESULT_SCHEMA,
+                description="Saves a network device's running configuration")
 class ConfigBackup:
-    """Fetches a device's running configuration and stores it."""
+    """One instance per job; each method gets the job's context and its params."""
 
     def run(self, ctx: JobContext, params: dict) -> dict:
-        host = params["host"]
-        config = self.fetch_running_config(ctx, host, params.get("platform", "cisco_ios"))
+        host, vendor = params["host"], params.get("vendor", "cisco")
+        config = fetch_running_config(ctx, host, vendor, params.get("timeoutMs", 10_000))
         BACKUP_DIR.mkdir(parents=True, exist_ok=True)
-        stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%dT%H%M%S%fZ")
-        path = BACKUP_DIR / f"{_safe(host)}-{stamp}.cfg"
-        path.write_text(config, encoding="utf-8")
-        ctx.logger.info("stored %d lines of %s in %s", config.count("\n"), host, path)
-        return {"host": host, "lines": config.count("\n"), "sha256": hashlib.sha256(config.encode()).hexdigest(),
-                "path": str(path)}
+        path = BACKUP_DIR / f"{_safe(host)}-{ctx.job_id}.cfg"
+        data = config.encode("utf-8")
+        path.write_bytes(data)
+        ctx.logger.info("saved %d lines of %s to %s", config.count("\n"), host, path)
+        return {"host": host, "vendor": vendor, "lines": config.count("\n"), "bytes": len(data),
+                "sha256": hashlib.sha256(data).hexdigest(), "path": str(path),
+                "savedAt": datetime.datetime.now(datetime.timezone.utc).isoformat()}
 
-    def rollback(self, ctx: JobContext, params: dict):
-        backups = sorted(BACKUP_DIR.glob(f"{_safe(params['host'])}-*.cfg"))
-        if not backups:
-            return Failure(f"no backup of {params['host']} to remove", type="NothingToRollBack")
-        backups[-1].unlink()
-        return {"removed": str(backups[-1])}
+    def acquire(self, ctx: JobContext, params: dict) -> Result:
+        """Locks the device for the workflow: the engine learns what this job holds."""
+        return Result(acquires=[{"resource": f"device:{params['host']}", "mode": "read"}])
 
-    @staticmethod
-    def fetch_running_config(ctx: JobContext, host: str, platform: str) -> str:
-        """Stands in for ConnectHandler(...).send_command("show running-config")."""
-        ctx.logger.info("connecting to %s (%s)", host, platform)
-        if host.endswith(".unreachable"):
-            raise TimeoutError(f"TCP connection to {host}:22 timed out")
-        if ctx.sleep(SESSION_SECONDS):  # a real session would be closed here
+    def rollback(self, ctx: JobContext, params: dict) -> dict:
+        """A backup changes nothing on the device; undoing it means forgetting the files it wrote."""
+        removed = 0
+        for path in BACKUP_DIR.glob(f"{_safe(params['host'])}-*.cfg"):
+            path.unlink(missing_ok=True)
+            removed += 1
+        return {"rolledBack": True, "filesRemoved": removed}
+
+
+def fetch_running_config(ctx: JobContext, host: str, vendor: str, timeout_ms: int) -> str:
+    """Stands in for ConnectHandler(...).send_command("show running-config"): it blocks, so the SDK runs
+    it on a worker thread. A host named unreachable... never answers, as real ones sometimes do."""
+    ctx.logger.info("connecting to %s (%s)", host, vendor)
+    if host.startswith("unreachable"):
+        wait = min(timeout_ms, 2000) / 1000.0
+        if ctx.sleep(wait):
             raise JobCancelled()
-        lines = [f"hostname {host.split('.')[0]}", "service timestamps log datetime msec", "!"]
-        lines += [f"interface GigabitEthernet0/{n}\n description uplink {n}\n no shutdown\n!" for n in range(4)]
-        return "\n".join(lines + ["end"]) + "\n"
+        raise DeviceUnreachable(f"{host} did not answer on port 22 within {int(wait * 1000)} ms")
+    session = int(os.environ["BACKUP_SESSION_MS"]) / 1000.0 if os.environ.get("BACKUP_SESSION_MS") \
+        else random.uniform(0.2, 0.8)
+    if ctx.sleep(session):  # a real session would be closed here
+        raise JobCancelled()
+    lines = [f"! {vendor} running configuration of {host}", f"hostname {host}"]
+    for i in range(1, 25):
+        lines += [f"interface GigabitEthernet0/{i}", f" description uplink-{i}", " no shutdown", "!"]
+    return "\n".join(lines + ["end"]) + "\n"
 
 
 def _safe(host: str) -> str:
-    return "".join(c if c.isalnum() or c in ".-_" else "_" for c in host)
+    return re.sub(r"[^A-Za-z0-9._-]", "_", host)
 
 
 def main() -> int:
     logging.basicConfig(level=os.environ.get("LOG_LEVEL", "INFO"),
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    worker = Worker.from_env(name="config-backup-worker", concurrency=2, labels={"role": "backup"})
-    return worker.run()
+    worker = Worker.from_env(name="config-backup-worker", concurrency=4)  # BLACKBOARD_* override these
+    return worker.run()  # until SIGTERM/SIGINT (a second one forces) or a TERMINATE directive
 
 
 if __name__ == "__main__":
