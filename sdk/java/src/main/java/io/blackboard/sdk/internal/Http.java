@@ -126,6 +126,11 @@ public final class Http {
             return status >= 200 && status < 300;
         }
 
+        /** An answer that says "nothing was done, try again": 5xx, 429, 408. */
+        public boolean retryable() {
+            return status >= 500 || status == 429 || status == 408;
+        }
+
         /** The body as JSON (null when empty). */
         public Object json() {
             return body == null || body.isBlank() ? null : Json.parse(body);

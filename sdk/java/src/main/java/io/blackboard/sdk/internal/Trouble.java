@@ -24,13 +24,13 @@ final class Trouble {
         Level level = failures == 1 || failures % 20 == 0 ? Level.WARNING : Level.DEBUG;
         if (log.isLoggable(level)) {
             log.log(level, "{0} failed ({1}{2}); trying again in {3} ms", what, detail,
-                    failures > 1 ? ", " + failures + " times in a row" : "", retryIn.toMillis());
+                    failures > 1 ? ", " + failures + " times in a row" : "", String.valueOf(retryIn.toMillis()));
         }
     }
 
     void recovered() {
         if (failures > 0) {
-            log.log(Level.INFO, "{0} works again after {1} failures", what, failures);
+            log.log(Level.INFO, "{0} works again after {1} failures", what, String.valueOf(failures));
             failures = 0;
         }
     }

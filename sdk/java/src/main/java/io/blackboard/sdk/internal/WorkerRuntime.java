@@ -3,23 +3,18 @@ package io.blackboard.sdk.internal;
 import io.blackboard.sdk.BlackboardException;
 import io.blackboard.sdk.Job;
 import io.blackboard.sdk.OnExpired;
-import io.blackboard.sdk.Outcome;
 import io.blackboard.sdk.RegistrationRejectedException;
 import io.blackboard.sdk.StopReason;
 import io.blackboard.sdk.WorkerConfig;
 import io.blackboard.sdk.WorkerState;
 import io.blackboard.sdk.WorkerStats;
-import java.io.IOException;
 import java.lang.System.Logger;
 import java.lang.System.Logger.Level;
 import java.net.http.HttpClient;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
@@ -52,8 +47,10 @@ public final class WorkerRuntime {
     private HttpClient client;
     private Http http;
     private ExecutorService handlers;
+    private Registrar registrar;
+    private Heartbeat heartbeat;
+    private volatile JobRunner runner;
     private final Map<String, HeldJob> held = new ConcurrentHashMap<>();
-    private final Set<Thread> handlerThreads = ConcurrentHashMap.newKeySet();
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition changed = lock.newCondition();
     private final CountDownLatch stopped = new CountDownLatch(1);
@@ -73,7 +70,6 @@ public final class WorkerRuntime {
     private boolean pollAborted;
     private boolean pollLost;
     private long pollLostAt;
-    private boolean sendSdkFields = true;
     private long nextPingAt;
     private Thread pollThread;
 
@@ -95,6 +91,9 @@ public final class WorkerRuntime {
             http = new Http(config.baseUrl(), client, config.requestTimeout(), SDK_NAME + "/" + SDK_VERSION);
             handlers = ownsHandlers ? HandlerExecutors.create(config.name(), config.concurrency())
                     : config.handlerExecutor();
+            registrar = new Registrar(config, http, log, this);
+            heartbeat = new Heartbeat(http, counters, log);
+            runner = new JobRunner(http, counters, log, this);
             Thread control = new Thread(this::control, "blackboard-" + config.name() + "-control");
             control.setDaemon(false); // a worker started from a daemon thread still keeps the JVM up
             control.start();
@@ -147,7 +146,8 @@ public final class WorkerRuntime {
 
     /** Whether the calling thread is one of this worker's running handlers (which must not wait for the drain). */
     public boolean isHandlerThread() {
-        return handlerThreads.contains(Thread.currentThread());
+        JobRunner jobRunner = runner;
+        return jobRunner != null && jobRunner.isHandlerThread();
     }
 
     public WorkerState state() {
@@ -247,63 +247,20 @@ public final class WorkerRuntime {
     }
 
     /**
-     * Registers the worker, then its function blocks, retrying transient failures with backoff. Answers false
-     * when a stop was asked for meanwhile; throws {@link RegistrationRejectedException} on a refusal.
+     * Registers the worker and its blocks (see {@link Registrar}) and makes that the current session. Answers
+     * false when a stop was asked for meanwhile; throws {@link RegistrationRejectedException} on a refusal.
      */
     private boolean register() throws InterruptedException {
         setState(WorkerState.REGISTERING);
-        Backoff backoff = backoff();
-        Trouble trouble = new Trouble(log, "registration at " + http.base());
-        while (!stopRequested()) {
-            Http.Reply reply;
-            try {
-                reply = http.send("POST", "/workers/register", config.registrationToken(), registrationBody());
-            } catch (IOException e) {
-                Duration delay = backoff.next();
-                trouble.failed(e.toString(), delay);
-                waitForStop(delay);
-                continue;
-            }
-            int status = reply.status();
-            if (status == 200 || status == 201) {
-                trouble.recovered();
-                Map<String, Object> worker = Json.object(reply.json());
-                if (registered(worker)) {
-                    return true;
-                }
-                continue;
-            }
-            if (status == 400 && sendSdkFields && String.valueOf(reply.problem().get("field")).contains("sdk")) {
-                log.log(Level.DEBUG, "the server does not know sdkName/sdkVersion yet: registering without them");
-                sendSdkFields = false;
-                continue;
-            }
-            if (!retryable(status)) {
-                throw rejected(reply);
-            }
-            Duration delay = backoff.next(reply.retryAfter());
-            trouble.failed(reply.describe(), delay);
-            waitForStop(delay);
-        }
-        return false;
-    }
-
-    /** A registration answered: registers the blocks under it and makes it the current session. */
-    private boolean registered(Map<String, Object> worker) throws InterruptedException {
-        String id = Json.string(worker.get("id"));
-        String token = Json.string(worker.get("token"));
-        if (id == null || token == null) {
-            throw new BlackboardException("the server answered the registration without an id or a token");
-        }
-        adopt(worker);
-        Map<String, WorkerConfig.Block> blocks = registerBlocks(id, token);
-        if (blocks == null) {
+        Registrar.Registered registered = registrar.register();
+        if (registered == null) {
             return false;
         }
-        String directive = Json.string(worker.get("directive"));
+        adopt(registered.answer());
+        String directive = Json.string(registered.answer().get("directive"));
         lock.lock();
         try {
-            session = new Session(id, token, blocks, ++generation);
+            session = new Session(registered.workerId(), registered.token(), registered.blocksById(), ++generation);
             expired = false;
             if (stopReason == null) {
                 state = "QUIET".equals(directive) ? WorkerState.QUIET : WorkerState.RUNNING;
@@ -313,111 +270,11 @@ public final class WorkerRuntime {
             lock.unlock();
         }
         log.log(Level.INFO, "registered worker {0} as {1} ({2} function blocks, concurrency {3})", config.name(),
-                id, blocks.size(), config.concurrency());
+                registered.workerId(), registered.blocksById().size(), String.valueOf(config.concurrency()));
         if ("TERMINATE".equals(directive)) {
             requestStop(StopReason.TERMINATED);
         }
         return true;
-    }
-
-    /** The blocks by the ids the server gave them; null if the new worker vanished already or a stop came. */
-    private Map<String, WorkerConfig.Block> registerBlocks(String workerId, String token)
-            throws InterruptedException {
-        Map<String, Object> body = new LinkedHashMap<>();
-        body.put("workerId", workerId);
-        body.put("functionBlocks", config.functionBlocks().stream().map(b -> b.spec().toJson()).toList());
-        Backoff backoff = backoff();
-        Trouble trouble = new Trouble(log, "function block registration");
-        while (!stopRequested()) {
-            Http.Reply reply;
-            try {
-                reply = http.send("POST", "/function-blocks/register", token, body);
-            } catch (IOException e) {
-                Duration delay = backoff.next();
-                trouble.failed(e.toString(), delay);
-                waitForStop(delay);
-                continue;
-            }
-            int status = reply.status();
-            if (status == 200 || status == 201) {
-                trouble.recovered();
-                return blocksById(Json.array(reply.json()));
-            }
-            if (status == 404 || status == 401) {
-                log.log(Level.WARNING, "worker {0} was forgotten right after registering ({1}): registering again",
-                        workerId, reply.describe());
-                return null;
-            }
-            if (!retryable(status)) {
-                String why = status == 409
-                        ? "a function block's (name, version) exists on the server with other schemas or flags: "
-                                + "publish a new version. "
-                        : "the server refused the function blocks: ";
-                throw new RegistrationRejectedException(status, "Blackboard worker " + config.name() + ": " + why
-                        + reply.describe());
-            }
-            Duration delay = backoff.next(reply.retryAfter());
-            trouble.failed(reply.describe(), delay);
-            waitForStop(delay);
-        }
-        return null;
-    }
-
-    private Map<String, WorkerConfig.Block> blocksById(List<Object> answered) {
-        Map<String, String> ids = new HashMap<>();
-        for (Object item : answered) {
-            Map<String, Object> block = Json.object(item);
-            ids.put(block.get("name") + "@" + block.get("version"), Json.string(block.get("id")));
-        }
-        Map<String, WorkerConfig.Block> byId = new HashMap<>();
-        for (WorkerConfig.Block block : config.functionBlocks()) {
-            String id = ids.get(block.spec().key());
-            if (id == null) {
-                throw new BlackboardException("the server's answer does not name function block " + block.spec().key());
-            }
-            byId.put(id, block);
-        }
-        return Map.copyOf(byId);
-    }
-
-    private Map<String, Object> registrationBody() {
-        Map<String, Object> body = new LinkedHashMap<>();
-        body.put("name", config.name());
-        if (config.hostname() != null) {
-            body.put("hostname", config.hostname());
-        }
-        if (config.ip() != null) {
-            body.put("ip", config.ip());
-        }
-        body.put("pid", config.pid());
-        if (config.version() != null) {
-            body.put("version", config.version());
-        }
-        body.put("labels", config.labels());
-        body.put("concurrency", config.concurrency());
-        if (sendSdkFields) {
-            body.put("sdkName", SDK_NAME);
-            body.put("sdkVersion", SDK_VERSION);
-        }
-        return body;
-    }
-
-    private RegistrationRejectedException rejected(Http.Reply reply) {
-        String prefix = "Blackboard refused to register worker " + config.name() + " at " + http.base() + " ("
-                + reply.describe() + "): ";
-        switch (reply.status()) {
-            case 401:
-                return new RegistrationRejectedException(401, prefix + "the registration token is unknown; check "
-                        + "the enrolment token (BLACKBOARD_WORKER_TOKEN) against the server's BLACKBOARD_WORKER_TOKENS");
-            case 403:
-                return new RegistrationRejectedException(403, prefix + "the token is not a registration token");
-            case 404:
-            case 405:
-                return new RegistrationRejectedException(reply.status(), prefix + "is that a Blackboard server? "
-                        + "Check the base URL (BLACKBOARD_URL)");
-            default:
-                return new RegistrationRejectedException(reply.status(), prefix + "fix the worker's configuration");
-        }
     }
 
     /** Adopts the server's timings from a registration answer (missing on older servers: defaults stay). */
@@ -439,33 +296,19 @@ public final class WorkerRuntime {
     /** One ping; answers the delay until the next (the interval, or a backoff capped by it after a failure). */
     private Duration ping(Backoff backoff, Trouble trouble) throws InterruptedException {
         Session s = currentSession();
-        Duration interval = Duration.ofMillis(pingIntervalMs);
         if (s == null) {
-            return interval;
-        }
-        counters.pings.incrementAndGet();
-        Http.Reply reply;
-        try {
-            reply = http.send("POST", "/workers/" + s.workerId() + "/ping", s.token(),
-                    Map.of("activeJobIds", heldIds(s)));
-        } catch (IOException e) {
-            Duration delay = min(backoff.next(), interval);
-            trouble.failed(e.toString(), delay);
-            return delay;
-        }
-        if (reply.status() == 200) {
-            backoff.reset();
-            trouble.recovered();
-            applyPing(Json.object(reply.json()));
             return Duration.ofMillis(pingIntervalMs);
         }
-        if (reply.status() == 404 || reply.status() == 401) {
-            expire(s, "its ping was answered " + reply.describe());
+        Heartbeat.Beat beat = heartbeat.ping(s, heldIds(s), Duration.ofMillis(pingIntervalMs), backoff, trouble);
+        if (beat.unknown()) {
+            expire(s, "its ping was answered " + beat.problem());
             return Duration.ZERO;
         }
-        Duration delay = min(backoff.next(reply.retryAfter()), interval);
-        trouble.failed(reply.describe(), delay);
-        return delay;
+        if (beat.reply() == null) {
+            return beat.retryIn();
+        }
+        applyPing(beat.reply());
+        return Duration.ofMillis(pingIntervalMs); // the interval the reply carried
     }
 
     private void applyPing(Map<String, Object> reply) {
@@ -585,7 +428,7 @@ public final class WorkerRuntime {
             if (!isForced() && !isExpired()) {
                 log.log(Level.DEBUG, "release ping: {0} jobs held", heldIds(s).size());
                 ping(backoff, trouble);
-                int lost = lostClaims(s);
+                int lost = heartbeat.lostClaims(s, heldIds(s));
                 if (lost > 0 && !isForced() && !isExpired()) {
                     // the server does not notice an aborted poll: it stays parked and may claim until its waitMs
                     // ends; such a claim was too young for the release ping
@@ -600,7 +443,7 @@ public final class WorkerRuntime {
             }
         }
         if (!isExpired()) {
-            unregister(s);
+            heartbeat.unregister(s, backoff());
         }
     }
 
@@ -623,50 +466,6 @@ public final class WorkerRuntime {
                 }
             } finally {
                 lock.unlock();
-            }
-        }
-    }
-
-    /** How many jobs the server has POLLED for this worker that it does not hold (best effort: 0 on errors). */
-    private int lostClaims(Session s) throws InterruptedException {
-        try {
-            Http.Reply reply = http.send("GET", "/workers/" + s.workerId() + "/jobs?status=POLLED&limit=1000",
-                    s.token(), null);
-            if (!reply.ok()) {
-                return 0;
-            }
-            List<String> held = heldIds(s);
-            int lost = 0;
-            for (Object item : Json.array(reply.json())) {
-                if (!held.contains(Json.string(Json.object(item).get("id")))) {
-                    lost++;
-                }
-            }
-            return lost;
-        } catch (IOException | RuntimeException e) {
-            log.log(Level.DEBUG, "could not list the server's claims: " + e);
-            return 0;
-        }
-    }
-
-    private void unregister(Session s) throws InterruptedException {
-        Backoff backoff = backoff();
-        for (int attempt = 1; attempt <= 3; attempt++) {
-            try {
-                Http.Reply reply = http.send("POST", "/workers/" + s.workerId() + "/unregister", s.token(), null);
-                if (reply.ok()) {
-                    log.log(Level.INFO, "unregistered {0}", s);
-                    return;
-                }
-                if (!retryable(reply.status())) {
-                    log.log(Level.WARNING, "unregistering {0} answered {1}", s, reply.describe());
-                    return;
-                }
-                log.log(Level.WARNING, "unregistering {0} answered {1}; trying again", s, reply.describe());
-                Thread.sleep(min(backoff.next(reply.retryAfter()), Duration.ofSeconds(2)).toMillis());
-            } catch (IOException e) {
-                log.log(Level.WARNING, "unregistering {0} failed: {1}", s, e.toString());
-                Thread.sleep(min(backoff.next(), Duration.ofSeconds(2)).toMillis());
             }
         }
     }
@@ -708,7 +507,7 @@ public final class WorkerRuntime {
         stopped.countDown();
     }
 
-    private void fail(RuntimeException e) {
+    void fail(RuntimeException e) {
         lock.lock();
         try {
             if (failure == null) {
@@ -736,7 +535,8 @@ public final class WorkerRuntime {
     private void startPollThread() {
         lock.lock();
         try {
-            pollThread = new Thread(this::pollLoop, "blackboard-" + config.name() + "-poll");
+            pollThread = new Thread(new Poller(config, http, counters, log, this),
+                    "blackboard-" + config.name() + "-poll");
             pollThread.setDaemon(false);
             pollThread.start();
         } finally {
@@ -757,56 +557,27 @@ public final class WorkerRuntime {
         }
     }
 
-    private void pollLoop() {
-        Backoff backoff = backoff();
-        Trouble trouble = new Trouble(log, "poll");
+    /** What the next poll may ask for; the poll thread's {@link #awaitPollSlot()} answers it. */
+    record PollSlot(Session session, int limit, long waitMs) {
+    }
+
+    /**
+     * Waits until a poll may go: registered, on RUN, a slot free; answers the session and the free slots, or
+     * null once a stop was asked for.
+     */
+    PollSlot awaitPollSlot() throws InterruptedException {
+        lock.lock();
         try {
-            while (true) {
-                Session s;
-                int limit;
-                lock.lock();
-                try {
-                    while (stopReason == null && !mayPoll()) {
-                        changed.await();
-                    }
-                    if (stopReason != null) {
-                        return;
-                    }
-                    s = session;
-                    limit = Math.min(config.concurrency() - held.size(), MAX_POLL_LIMIT);
-                } finally {
-                    lock.unlock();
-                }
-                Http.Reply reply;
-                try {
-                    reply = poll(s, limit);
-                } catch (IOException e) {
-                    markPollLost(); // the answer may have carried claims
-                    Duration delay = backoff.next();
-                    trouble.failed(e.toString(), delay);
-                    waitForStop(delay);
-                    continue;
-                }
-                if (reply == null) {
-                    continue; // a stop aborted it (and noted the claims it may have lost)
-                }
-                if (reply.status() == 200) {
-                    backoff.reset();
-                    trouble.recovered();
-                    accept(s, reply);
-                } else if (reply.status() == 404 || reply.status() == 401) {
-                    expire(s, "its poll was answered " + reply.describe());
-                } else {
-                    Duration delay = backoff.next(reply.retryAfter());
-                    trouble.failed(reply.describe(), delay);
-                    waitForStop(delay);
-                }
+            while (stopReason == null && !mayPoll()) {
+                changed.await();
             }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        } catch (RuntimeException | Error e) {
-            log.log(Level.ERROR, "the poll loop failed; stopping the worker", e);
-            fail(e instanceof RuntimeException r ? r : new BlackboardException("the poll loop failed", e));
+            if (stopReason != null) {
+                return null;
+            }
+            return new PollSlot(session, Math.min(config.concurrency() - held.size(), MAX_POLL_LIMIT),
+                    Math.min(config.pollWait().toMillis(), maxPollWaitMs));
+        } finally {
+            lock.unlock();
         }
     }
 
@@ -815,55 +586,48 @@ public final class WorkerRuntime {
         return session != null && !expired && state == WorkerState.RUNNING && held.size() < config.concurrency();
     }
 
-    /**
-     * Sends one poll and waits for it; null when a stop came first or aborted it. While it is parked,
-     * {@link #abortPoll()} interrupts this thread, which makes the client cancel the exchange and close its
-     * connection: the server stops waiting at once instead of after {@code waitMs}.
-     */
-    private Http.Reply poll(Session s, int limit) throws IOException, InterruptedException {
-        long waitMs = Math.min(config.pollWait().toMillis(), maxPollWaitMs);
-        Map<String, Object> body = new LinkedHashMap<>();
-        body.put("workerId", s.workerId());
-        body.put("limit", limit);
-        body.put("waitMs", waitMs);
+    /** The poll thread is about to send a poll; false if a stop came first. From now on a stop aborts it. */
+    boolean pollStarting() {
         lock.lock();
         try {
             if (stopReason != null) {
-                return null;
+                return false;
             }
             pollInFlight = true;
             pollAborted = false;
+            return true;
         } finally {
             lock.unlock();
         }
-        counters.polls.incrementAndGet();
+    }
+
+    /** Whether a stop aborted the poll in flight. */
+    boolean pollAborted() {
+        lock.lock();
         try {
-            return http.send("POST", "/blackboard/job", s.token(), body,
-                    Duration.ofMillis(waitMs).plus(config.requestTimeout()));
-        } catch (InterruptedException | IOException e) {
-            lock.lock();
-            try {
-                if (pollAborted) {
-                    return null;
-                }
-            } finally {
-                lock.unlock();
-            }
-            throw e;
+            return pollAborted;
         } finally {
-            lock.lock();
-            try {
-                pollInFlight = false;
-                if (pollAborted) {
-                    Thread.interrupted(); // a stop's interrupt that raced the answer: not for the next wait
-                }
-            } finally {
-                lock.unlock();
-            }
+            lock.unlock();
         }
     }
 
-    /** Under lock: aborts the parked poll; the server may have claimed jobs for it that we will never see. */
+    void pollEnded() {
+        lock.lock();
+        try {
+            pollInFlight = false;
+            if (pollAborted) {
+                Thread.interrupted(); // a stop's interrupt that raced the answer: not for the next wait
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Under lock: aborts the parked poll by interrupting the poll thread, which makes the client cancel the
+     * exchange and close its connection (the server stops waiting for us at once, not after {@code waitMs}).
+     * The server may have claimed jobs for it that we will never see: noted for the release ping.
+     */
     private void abortPoll() {
         if (pollInFlight && !pollAborted && pollThread != null && pollThread != Thread.currentThread()) {
             pollAborted = true;
@@ -872,7 +636,7 @@ public final class WorkerRuntime {
         }
     }
 
-    private void markPollLost() {
+    void markPollLost() {
         lock.lock();
         try {
             markPollLostLocked();
@@ -887,7 +651,7 @@ public final class WorkerRuntime {
     }
 
     /** Takes the claimed jobs: held (and so listed in pings) before their handlers start. */
-    private void accept(Session s, Http.Reply reply) {
+    void accept(Session s, Http.Reply reply) {
         List<Object> jobs;
         try {
             jobs = Json.array(reply.json());
@@ -908,7 +672,7 @@ public final class WorkerRuntime {
             held.put(job.id(), heldJob);
             counters.received.incrementAndGet();
             try {
-                handlers.execute(() -> runJob(heldJob));
+                handlers.execute(() -> runner.run(heldJob));
             } catch (RejectedExecutionException e) {
                 // not listed from now on: the server releases the claim after the orphan grace
                 log.log(Level.WARNING, "the handler executor refused {0}; leaving it to the server", heldJob);
@@ -919,121 +683,8 @@ public final class WorkerRuntime {
 
     // ---- jobs -----------------------------------------------------------------------------------------------
 
-    private void runJob(HeldJob job) {
-        handlerThreads.add(Thread.currentThread());
-        try {
-            Outcome outcome = handle(job);
-            Thread.interrupted(); // an interrupt the handler caught must not abort its push
-            if (job.isCancelled()) {
-                counters.cancelled.incrementAndGet();
-                log.log(Level.INFO, "{0} ended cancelled: nothing pushed", job);
-            } else {
-                push(job, outcome);
-            }
-        } catch (InterruptedException e) {
-            counters.dropped.incrementAndGet();
-            log.log(Level.WARNING, "{0}: interrupted while pushing; the server fails or re-queues it", job);
-        } catch (RuntimeException | Error e) {
-            counters.dropped.incrementAndGet();
-            log.log(Level.ERROR, job + ": the SDK failed to push it", e);
-        } finally {
-            handlerThreads.remove(Thread.currentThread());
-            release(job);
-        }
-    }
-
-    private Outcome handle(HeldJob job) {
-        if (job.block() == null) {
-            return Outcomes.noHandler(job.job().functionBlockId());
-        }
-        try {
-            Outcome outcome = job.block().handler().dispatch(job);
-            return outcome == null ? Outcome.success() : outcome;
-        } catch (Throwable t) {
-            if (!job.isCancelled()) {
-                log.log(Level.INFO, "{0} ({1}) threw {2}: pushing a FAILURE", job, job.spec().key(), t.toString());
-            }
-            return Outcomes.fromException(t);
-        }
-    }
-
-    /**
-     * Pushes until the server has the last word: 200 (done), 409 (not ours any more: dropped), 404/401 (the
-     * worker was forgotten: dropped), 422 (the result schema: a FAILURE with the violations instead). The same
-     * body is sent again after an I/O error, a 5xx, a 429 or a 503, with backoff, while the job stays held and
-     * so listed in every ping. A cancel stops it.
-     */
-    private void push(HeldJob job, Outcome first) throws InterruptedException {
-        Outcome outcome = first;
-        String body = pushBody(job, outcome);
-        Backoff backoff = backoff();
-        Trouble trouble = new Trouble(log, "push of " + job);
-        boolean replaced = false;
-        while (true) {
-            if (job.isCancelled()) {
-                counters.cancelled.incrementAndGet();
-                log.log(Level.INFO, "{0} cancelled while its push was retried: dropped", job);
-                return;
-            }
-            Http.Reply reply;
-            try {
-                reply = http.send("POST", "/blackboard/job/result", job.session().token(), body);
-            } catch (IOException e) {
-                counters.pushRetries.incrementAndGet();
-                Duration delay = backoff.next();
-                trouble.failed(e.toString(), delay);
-                job.awaitCancellation(delay);
-                continue;
-            }
-            int status = reply.status();
-            if (status == 200) {
-                trouble.recovered();
-                (outcome.isSuccess() ? counters.succeeded : counters.failed).incrementAndGet();
-                log.log(Level.DEBUG, "{0} pushed {1}", job, outcome.status());
-                return;
-            }
-            if (status == 409) {
-                counters.conflicts.incrementAndGet();
-                log.log(Level.INFO, "{0}: push refused, the claim is no longer this worker''s ({1}); result dropped",
-                        job, reply.describe());
-                return;
-            }
-            if (status == 404 || status == 401) {
-                counters.dropped.incrementAndGet();
-                expire(job.session(), "a push was answered " + reply.describe());
-                return;
-            }
-            if (retryable(status)) {
-                counters.pushRetries.incrementAndGet();
-                Duration delay = backoff.next(reply.retryAfter());
-                trouble.failed(reply.describe(), delay);
-                job.awaitCancellation(delay);
-                continue;
-            }
-            if (outcome.isSuccess() && !replaced) {
-                replaced = true;
-                if (status == 422) {
-                    counters.schemaViolations.incrementAndGet();
-                    outcome = Outcomes.schemaViolation(reply.problem());
-                } else {
-                    outcome = Outcomes.resultRejected(status, reply.problem(), reply.describe());
-                }
-                log.log(Level.WARNING, "{0}: the server refused its result ({1}); pushing a FAILURE instead", job,
-                        reply.describe());
-                body = pushBody(job, outcome);
-                continue;
-            }
-            counters.dropped.incrementAndGet();
-            log.log(Level.ERROR, "{0}: the server refused its push ({1}); dropped", job, reply.describe());
-            return;
-        }
-    }
-
-    private static String pushBody(HeldJob job, Outcome outcome) {
-        return Outcomes.pushJson(job, outcome);
-    }
-
-    private void release(HeldJob job) {
+    /** A job's handler and push are over: its slot is free. */
+    void released(HeldJob job) {
         held.remove(job.jobId(), job);
         lock.lock();
         try {
@@ -1069,16 +720,8 @@ public final class WorkerRuntime {
 
     // ---- small things ---------------------------------------------------------------------------------------
 
-    private Backoff backoff() {
+    Backoff backoff() {
         return new Backoff(config.backoffInitial(), config.backoffMax(), config.backoffMultiplier());
-    }
-
-    private static boolean retryable(int status) {
-        return status >= 500 || status == 429 || status == 408;
-    }
-
-    private static Duration min(Duration a, Duration b) {
-        return a.compareTo(b) <= 0 ? a : b;
     }
 
     private void setState(WorkerState next) {
@@ -1102,7 +745,7 @@ public final class WorkerRuntime {
         }
     }
 
-    private boolean stopRequested() {
+    boolean stopRequested() {
         lock.lock();
         try {
             return stopReason != null;
@@ -1130,7 +773,7 @@ public final class WorkerRuntime {
     }
 
     /** Sleeps, waking early on a stop request; answers whether one came. */
-    private boolean waitForStop(Duration delay) throws InterruptedException {
+    boolean waitForStop(Duration delay) throws InterruptedException {
         long end = System.nanoTime() + delay.toNanos();
         lock.lock();
         try {
