@@ -60,6 +60,8 @@ class Call:
 def route_of(method: str, path: str) -> str:
     path = path.split("?")[0]
     path = re.sub(r"^/workers/[^/]+/(ping|unregister)$", r"/workers/*/\1", path)
+    if method == "GET":
+        path = re.sub(r"^/workers/[^/*]+$", "/workers/*", path)
     path = re.sub(r"^/blackboard/jobs/[^/]+(/cancel)?$", r"/blackboard/jobs/*\1", path)
     return f"{method} {path}"
 
@@ -220,6 +222,7 @@ class StubBlackboard:
             "POST /blackboard/job": self._poll,
             "POST /blackboard/job/result": self._push,
             "POST /workers/*/unregister": self._unregister,
+            "GET /workers/*": self._get_worker,
             "POST /blackboard/jobs": self._create,
             "GET /blackboard/jobs/*": self._get_job,
             "POST /blackboard/jobs/*/cancel": self._cancel,
@@ -306,6 +309,15 @@ class StubBlackboard:
             self.results_feed.append(dict(job))
             self.cond.notify_all()
             return Reply(200, job)
+
+    def _get_worker(self, call: Call) -> Reply:
+        worker_id = call.path.split("/")[2]
+        refused = self._worker(call, worker_id)
+        if refused:
+            return refused
+        with self.cond:
+            held = sum(1 for j in self.jobs.values() if j["workerId"] == worker_id and j["status"] == "POLLED")
+        return Reply(200, {"id": worker_id, "state": "ONLINE", "heldJobs": held})
 
     def _unregister(self, call: Call) -> Reply:
         worker_id = call.path.split("/")[2]

@@ -57,6 +57,20 @@ class GracefulShutdown(WorkerCase):
         self.assertEqual(UNREGISTER, self.stub.calls[-1].route)
         self.assertEqual(PING, self.stub.calls[-2].route)
 
+    def test_an_aborted_poll_that_claimed_nothing_costs_its_waitms_but_no_orphan_grace(self):
+        self.stub.orphan_grace_ms = 5000
+        self.block()(lambda ctx, params: {})
+        worker = self.worker(poll_wait=0.5).start()
+        self.stub.wait_for(lambda: self.stub.calls_to(POLL))
+        parked = self.stub.calls_to(POLL)[-1]
+        worker.stop()
+        self.assertTrue(worker.wait(4))
+        release_ping = self.stub.calls_to(PING)[-1]
+        self.assertGreaterEqual(release_ping.at, parked.at + 0.5, "no release ping while the poll may claim")
+        self.assertLess(release_ping.at, parked.at + 0.5 + 2.0, "the server holds nothing more: no grace")
+        self.assertEqual("GET /workers/*", self.stub.calls[-3].route)
+        self.assertEqual(UNREGISTER, self.stub.calls[-1].route)
+
     def test_without_a_poll_in_flight_there_is_no_orphan_grace_to_wait(self):
         self.stub.orphan_grace_ms = 3000
         started, release = threading.Event(), threading.Event()

@@ -36,6 +36,8 @@ DEFAULT_TOKEN = "dev-worker-token"
 _IO_ERRORS = (OSError, http.client.HTTPException)
 # Added to the orphan grace before the release ping: the server releases claims POLLED for *longer* than it.
 _RELEASE_MARGIN = 0.25
+# Past an aborted poll's waitMs (counted from when it was sent): by then the server has ended it.
+_POLL_END_MARGIN = 1.0
 
 
 class WorkerState(str, enum.Enum):
@@ -389,7 +391,8 @@ class Worker:
         The release ping lists only the jobs really held, so that the server puts the claims whose answer
         never reached us back to PENDING without spending an attempt. It must come an orphan grace after
         the last such claim: after the abort, and after the aborted poll's waitMs, because the server keeps
-        serving a parked poll whose client has gone. Unregistering before it would fail those jobs.
+        serving a parked poll whose client has gone. Unregistering before it would fail those jobs. When
+        the server has no more jobs as ours than we hold, there is no lost claim and no grace to wait.
         """
         with self._cond:
             self._state = WorkerState.DRAINING
@@ -407,8 +410,7 @@ class Worker:
             self._wait_until(lambda: not self._held, self.cancel_grace)
         session = self._session
         if session is not None and not self._forced and self._uncertain_until is not None:
-            release_at = self._uncertain_until + session.orphan_grace + _RELEASE_MARGIN
-            self._wait_until(lambda: False, release_at - time.monotonic())
+            self._wait_for_lost_claims(session, self._uncertain_until)
         self._ping_stop.set()
         for thread in self._threads:
             if thread is not threading.current_thread():
@@ -420,6 +422,31 @@ class Worker:
         if self._pool is not None:
             self._pool.shutdown()
         log.info("stopped: %s", self.stats)
+
+    def _wait_for_lost_claims(self, session: _Session, until: float) -> None:
+        """Wait until the release ping can free every claim whose answer we lost.
+
+        First until no lost poll can claim any more; then, if the server has no more jobs as ours than
+        we hold, there is no lost claim and nothing more to wait for; otherwise an orphan grace more.
+        """
+        self._wait_until(lambda: False, until + _POLL_END_MARGIN - time.monotonic())
+        if self._forced:
+            return
+        held_there = self._server_held_jobs(session)
+        held_here = len(self._active_ids(session))
+        if held_there is not None and held_there <= held_here:
+            return
+        log.info("the server has %s job(s) as ours, %d here: waiting the orphan grace for the release ping",
+                 held_there if held_there is not None else "unknown", held_here)
+        self._wait_until(lambda: False, until + session.orphan_grace + _RELEASE_MARGIN - time.monotonic())
+
+    def _server_held_jobs(self, session: _Session) -> Optional[int]:
+        try:
+            reply = self._transport.request("GET", f"/workers/{session.worker_id}", token=session.token)
+        except _IO_ERRORS:
+            return None
+        held = (reply.json() or {}).get("heldJobs") if reply.status == 200 else None
+        return held if isinstance(held, int) else None
 
     def _release_ping(self, session: _Session) -> None:
         """The last ping lists only the jobs really held: the server puts back lost claims unspent."""
