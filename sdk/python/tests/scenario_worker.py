@@ -6,6 +6,9 @@ BLACKBOARD_DRAIN_TIMEOUT_MS (default 20000) and SCENARIO_LOG (a file that gets o
 It serves one function block, scenario@1.0.0 (idempotent, result schema {"type": "object"}), whose
 handlers follow the job's payload: {"sleepMs": int, "fail": str, "result": object, "badResult": bool}.
 Run: PYTHONPATH=sdk/python/src python3 sdk/python/tests/scenario_worker.py
+Exit status: 0 after a graceful stop, 1 after a forced one (a second signal), 2 when registration is
+refused (bad token), 3 when the worker was deleted and BLACKBOARD_ON_EXPIRED=exit. Any other
+BLACKBOARD_* variable of the SDK applies too (BLACKBOARD_POLL_WAIT_MS shortens an idle shutdown).
 """
 
 import logging
@@ -13,7 +16,7 @@ import os
 import sys
 import threading
 
-from blackboard_worker import JobContext, Registry, Result, Worker
+from blackboard_worker import FatalConfigurationError, JobContext, Registry, Result, Worker, WorkerExpiredError
 
 registry = Registry()
 _log_lock = threading.Lock()
@@ -76,7 +79,13 @@ def main() -> int:
     logging.basicConfig(level=os.environ.get("SCENARIO_LOG_LEVEL", "INFO"),
                         format="%(asctime)s %(levelname)s %(threadName)s %(name)s: %(message)s", stream=sys.stderr)
     worker = Worker.from_env(name="python-scenario-worker", blocks=registry)
-    return worker.run()
+    try:
+        return worker.run()  # 0 after a graceful stop, 1 after a forced one
+    except FatalConfigurationError as e:  # the same exit codes as the Java scenario worker
+        logging.getLogger("scenario").error("%s", e)
+        return 2
+    except WorkerExpiredError:
+        return 3
 
 
 if __name__ == "__main__":

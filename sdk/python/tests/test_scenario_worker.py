@@ -92,6 +92,13 @@ class ScenarioWorkerProcess(unittest.TestCase):
         self.assertEqual(0, process.wait(10))
         self.assertEqual([], self.stub.pushes(job))
 
+    def test_a_refused_enrolment_token_exits_2_at_once(self):
+        env = dict(os.environ, PYTHONPATH=_support.SRC, BLACKBOARD_URL=self.stub.url, SCENARIO_LOG=self.log,
+                   BLACKBOARD_WORKER_TOKEN="wrong", SCENARIO_LOG_LEVEL="CRITICAL")
+        process = subprocess.run([sys.executable, os.path.join(HERE, "scenario_worker.py")], env=env, timeout=10)
+        self.assertEqual(2, process.returncode)
+        self.assertEqual(1, len(self.stub.calls_to("POST /workers/register")))
+
     def test_a_second_signal_forces_the_exit(self):
         process = self.start(drain_ms="30000")
         job = self.stub.add_job({"sleepMs": 30000}, block="scenario@1.0.0")
