@@ -252,7 +252,7 @@ class Worker:
                 previous[sig] = signal.signal(sig, self._on_signal)
         try:
             self._start(wait_step=self._check_signals)
-            handled = 0
+            handled = self._signals if self._stop_event.is_set() else 0  # one seen while registering
             while not self._done.wait(0.1):
                 if self._signals > handled:
                     handled = self._signals
