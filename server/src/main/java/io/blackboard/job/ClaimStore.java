@@ -71,7 +71,9 @@ class ClaimStore {
 
     /**
      * The holder's push: only the live claim (worker, attempt) of a POLLED job can land, and a
-     * successful result only once it is checked against its block's result schema, if any.
+     * successful EXECUTE result only once it is checked against its block's result schema, if
+     * any (the schema describes what the block computes; ACQUIRE answers acquires and ROLLBACK
+     * what it undid, so their results are not held to it).
      */
     static final String JOB_PUSH = """
             with pushed as (
@@ -83,7 +85,7 @@ class ClaimStore {
                        pushed_at = now(), push_xid = pg_current_xact_id(), push_seq = nextval('job_push_seq')
                  where j.id = :jobId and j.worker_id = :workerId and j.status = 'POLLED'
                    and j.attempt = coalesce(cast(:attempt as integer), j.attempt)
-                   and (:outcome <> 'SUCCESS' or cast(:resultChecked as boolean) or not exists (
+                   and (:outcome <> 'SUCCESS' or j.type <> 'EXECUTE' or cast(:resultChecked as boolean) or not exists (
                         select 1 from function_block fb
                          where fb.id = j.function_block_id and fb.result_data_json_schema is not null))
                 returning j.*),
@@ -112,7 +114,7 @@ class ClaimStore {
                   from input x
                  where j.id = x.job_id and j.worker_id = :workerId and j.status = 'POLLED'
                    and j.attempt = coalesce(x.attempt, j.attempt)
-                   and (x.outcome <> 'SUCCESS' or x.checked or not exists (
+                   and (x.outcome <> 'SUCCESS' or j.type <> 'EXECUTE' or x.checked or not exists (
                         select 1 from function_block fb
                          where fb.id = j.function_block_id and fb.result_data_json_schema is not null))
                 returning j.*, x.ord),
@@ -122,11 +124,11 @@ class ClaimStore {
             select j.ord, %s from pushed j
             """.formatted(JobRows.COLUMNS);
 
-    /** The result schema of each job's function block (jobs without one, or unknown, are absent). */
+    /** The result schema of each EXECUTE job's function block (other jobs, or unknown ones, are absent). */
     static final String JOB_RESULT_SCHEMAS = """
             select j.id, fb.result_data_json_schema::text as schema
               from job j join function_block fb on fb.id = j.function_block_id
-             where j.id = any (cast(:ids as uuid[])) and fb.result_data_json_schema is not null
+             where j.id = any (cast(:ids as uuid[])) and j.type = 'EXECUTE' and fb.result_data_json_schema is not null
             """;
 
     /** After a push changed nothing: where the job stands, and whether this push repeats the one that landed. */

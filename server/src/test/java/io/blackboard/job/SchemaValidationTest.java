@@ -117,6 +117,24 @@ class SchemaValidationTest extends BlackboardTest {
     }
 
     @Test
+    void onlyAnExecuteResultIsHeldToTheResultSchema() {
+        UUID acquire = createJob(backup, Map.of("type", "ACQUIRE"));
+        UUID rollback = createJob(backup, Map.of("type", "ROLLBACK"));
+        UUID execute = createJob(backup, Map.of("type", "EXECUTE"));
+        assertThat(claim(worker, 3)).containsExactlyInAnyOrder(acquire, rollback, execute);
+
+        assertThat(push(acquire, worker, Map.of("acquires", List.of(Map.of("device", "r1")))).status())
+                .as("an ACQUIRE answers acquires, not the block's result").isEqualTo(200);
+        assertThat(push(rollback, worker, Map.of("result", Map.of("restored", true))).status()).isEqualTo(200);
+        assertThat(push(execute, worker, Map.of("result", Map.of("restored", true))).status()).isEqualTo(422);
+        Api.Response batch = api.post("/blackboard/job/results", List.of(
+                Map.of("jobId", execute, "workerId", worker, "status", "SUCCESS", "result", Map.of("lines", "many"))));
+        assertThat(batch.at("/0/status").asInt()).isEqualTo(422);
+        assertThat(job(acquire).at("/outcome").asString()).isEqualTo("SUCCESS");
+        assertThat(job(execute).at("/status").asString()).isEqualTo("POLLED");
+    }
+
+    @Test
     void aSchemaThatIsNotValidJsonSchemaIsRefusedAtRegistration() {
         assertProblem(registerWith(Map.of("type", "banana")), 422, "not a valid JSON Schema");
         assertProblem(registerWith(Map.of("type", "object", "required", "host")), 422, "not a valid JSON Schema");
