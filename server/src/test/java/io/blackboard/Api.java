@@ -44,6 +44,11 @@ public final class Api {
         this.token = token;
     }
 
+    /** Where the server is, as {@code http://localhost:PORT}. */
+    public String baseUrl() {
+        return base;
+    }
+
     /** The same server, called with another bearer token (null: none). */
     public Api as(String token) {
         return new Api(base, token);

@@ -163,7 +163,7 @@ final class Replica implements AutoCloseable {
         File[] jars = new File("target").listFiles((dir, file) -> file.startsWith("blackboard-")
                 && file.endsWith(".jar") && !file.endsWith("-sources.jar"));
         if (jars == null || jars.length == 0) {
-            throw new IllegalStateException("No server jar in target/: run through ./mvnw verify -Pchaos");
+            throw new IllegalStateException("No server jar in target/: run through ./mvnw verify");
         }
         return jars[0].toPath();
     }
