@@ -75,6 +75,10 @@ public class Bench {
     boolean batchPushEndpoint;
     List<String> idleWorkers = List.of();
     final List<Worker> heartbeats = new java.util.concurrent.CopyOnWriteArrayList<>();
+    /** The SDK phase: where its worker processes log, the Java SDK's jar, the Python to run the Python SDK with. */
+    Path logDir = Path.of("target/bench");
+    Path sdkJar = Path.of("sdk/java/target/blackboard-sdk-0.1.0-SNAPSHOT.jar");
+    String python = "/usr/bin/python3";
 
     Bench(Mode mode, Http http, Sql sql, Path benchDir, long serverPid, Set<String> phases, boolean noVacuum) {
         this.noVacuum = noVacuum;
@@ -94,9 +98,12 @@ public class Bench {
         Sql sql = new Sql(opt.getOrDefault("pg-host", "127.0.0.1"), opt.getOrDefault("pg-port", "5432"),
                 opt.getOrDefault("pg-user", "postgres"), opt.get("db"));
         Set<String> phases = Set.of(opt.getOrDefault("phases",
-                "warmup,pgbench,e2e,batch,claim,enqueue,latency,backlog,ping,drift,rss").split(","));
+                "warmup,pgbench,e2e,sdk,batch,claim,enqueue,latency,backlog,ping,drift,rss").split(","));
         Bench bench = new Bench(mode, http, sql, Path.of(opt.getOrDefault("bench-dir", "bench")),
                 Long.parseLong(opt.getOrDefault("server-pid", "0")), phases, opt.containsKey("no-vacuum"));
+        bench.logDir = Path.of(opt.getOrDefault("log-dir", bench.logDir.toString()));
+        bench.sdkJar = Path.of(opt.getOrDefault("sdk-jar", bench.sdkJar.toString()));
+        bench.python = opt.getOrDefault("python", bench.python);
         Thread watchdog = Thread.ofPlatform().daemon().start(() -> {
             try {
                 Thread.sleep(TimeUnit.MINUTES.toMillis(mode == FULL ? 45 : 12));
@@ -131,6 +138,7 @@ public class Bench {
                 Map.entry("warmup", this::warmup),
                 Map.entry("pgbench", this::ceiling),
                 Map.entry("e2e", this::endToEnd),
+                Map.entry("sdk", this::sdk),
                 Map.entry("batch", this::batched),
                 Map.entry("claim", () -> report.claimPlain = claimLatency("claim, no backlog")),
                 Map.entry("enqueue", this::enqueue),
@@ -384,6 +392,254 @@ public class Bench {
         log("e2e %d per poll (%s): %.0f jobs/s; poll %s; push %s; errors %d, empty polls %d; %s; %s", BATCH,
                 batchPushEndpoint ? "batch push" : "pushes in parallel", t.rate(), t.polls().summary(),
                 t.pushes().summary(), t.errors(), t.empty(), t.cpu(), t.cpu().per(t.jobs(), "job"));
+    }
+
+    // ---------------------------------------------------------------- the SDK line (issue 21)
+
+    /** The block the SDK workers serve: they register it themselves, as users' workers do. */
+    static final String SDK_BLOCK = "bench.sdk";
+    static final String SDK_BLOCK_VERSION = "1.0.0";
+    /** A push transaction that began before a counting boundary has committed this long after it. */
+    static final int COUNT_LAG_MS = 1000;
+    /** The longest slice counted at once: the server's reaper deletes PUSHED jobs after the retention. */
+    static final int COUNT_SLICE_SEC = 10;
+
+    /**
+     * One SDK's figure: jobs pushed in the window by its 8 workers, counted in SQL; the machine's CPU over the
+     * window and the SDK processes' own CPU seconds (from /proc); PENDING jobs left at the end.
+     */
+    record SdkRun(String sdk, long jobs, double seconds, Cpu.Usage cpu, double sdkCpu, long left) {
+
+        double rate() {
+            return jobs / seconds;
+        }
+
+        /** CPU microseconds the SDK processes spent per job. */
+        double sdkUsPerJob() {
+            return sdkCpu / (rate() * cpu.seconds()) * 1e6;
+        }
+
+        String cpuLine() {
+            return String.format(Locale.ROOT, "%s (the SDK processes among the rest: %.0f%% of one core, %.0f us/job);"
+                    + " %s", cpu, 100 * sdkCpu / cpu.seconds(), sdkUsPerJob(),
+                    cpu.per(Math.round(rate() * cpu.seconds()), "job"));
+        }
+    }
+
+    /**
+     * The SDK line: end-to-end jobs/s of 8 workers of each worker SDK with a no-op handler, 1 job per poll
+     * (concurrency 1), against the raw driver in the same run. The Java SDK's 8 workers run in one JVM
+     * (bench/SdkJavaWorkers.java), the Python SDK's in 8 processes (bench/sdk_python_worker.py), as users run
+     * them; both with the SDKs' defaults otherwise (long polls with a wait, which return at once since jobs are
+     * pending; the server's ping interval). Each SDK: its workers register (and so the block), PENDING jobs are
+     * preloaded in SQL, a warm-up once every worker pushes, a vacuum of {@code job}, then {@code e2eSec}
+     * seconds counted in SQL; SIGTERM, and their jobs are removed.
+     *
+     * <p>The yardstick is the raw driver of phase e2e run again right before the SDKs and right after them, in
+     * the same conditions (a vacuumed table), and the SDKs' ratios are to the mean of the two: the server's
+     * JIT is still warming up during phase e2e (its CPU per job kept falling for a minute of load on a 2-core
+     * machine in quick mode), so a raw figure taken only before the SDKs would flatter them.
+     */
+    void sdk() {
+        report.sdkRawBefore = rawAgain("before");
+        for (String sdk : List.of("Java", "Python")) {
+            try {
+                SdkRun run = sdkRun(sdk);
+                if (sdk.equals("Java")) {
+                    report.sdkJava = run;
+                } else {
+                    report.sdkPython = run;
+                }
+            } catch (Exception e) {
+                report.failures.add("sdk (" + sdk + "): " + e.getMessage());
+                log("sdk %s failed: %s", sdk, e);
+            }
+        }
+        report.sdkRawAfter = rawAgain("after");
+        double around = report.sdkRawAround();
+        log("sdk: the raw driver around the SDKs %.0f jobs/s (before %s, after %s); Java %.2fx, Python %.2fx", around,
+                report.sdkRawBefore == null ? "failed" : "%.0f".formatted(report.sdkRawBefore.rate()),
+                report.sdkRawAfter == null ? "failed" : "%.0f".formatted(report.sdkRawAfter.rate()),
+                report.sdkJava == null ? Double.NaN : report.sdkJava.rate() / around,
+                report.sdkPython == null ? Double.NaN : report.sdkPython.rate() / around);
+    }
+
+    /** The raw driver of phase e2e again, 8 new workers, 1 job per poll, on a vacuumed table; null if it failed. */
+    Throughput rawAgain(String when) {
+        try {
+            List<Worker> ws = workers(WORKERS, "bench-sdk-raw-" + when, 100, "bench.e2e");
+            ensurePending("bench.e2e", mode.e2eSec() * 5_000L + 20_000);
+            sql.run("vacuum analyze job");
+            Throughput t = runWorkers(ws, 1, mode.e2eSec());
+            log("sdk: the raw driver again, %s the SDKs, 1 per poll: %.0f jobs/s%s; poll %s; push %s; errors %d,"
+                    + " empty polls %d; %s; %s; driver %.0f us/job", when, t.rate(), report.e2e1 == null ? ""
+                    : " (%.2fx e2e's %.0f)".formatted(t.rate() / report.e2e1.rate(), report.e2e1.rate()),
+                    t.polls().summary(), t.pushes().summary(), t.errors(), t.empty(), t.cpu(),
+                    t.cpu().per(t.jobs(), "job"), t.jobs() == 0 ? Double.NaN : t.cpu().driver() / t.jobs() * 1e6);
+            return t;
+        } catch (RuntimeException e) {
+            report.failures.add("sdk (the raw driver " + when + " the SDKs): " + e.getMessage());
+            log("sdk: the raw driver %s the SDKs failed: %s", when, e);
+            return null;
+        }
+    }
+
+    SdkRun sdkRun(String sdk) throws Exception {
+        String prefix = "bench-sdk-" + sdk.toLowerCase(Locale.ROOT);
+        int warm = mode.warmupSec(); // the raw driver's JVM had the warmup phase
+        long lifetime = warm + mode.e2eSec() + 300; // the worker processes stop themselves after this
+        Path logFile = logDir.resolve(sql.db() + "." + prefix.substring("bench-".length()) + ".log");
+        try (Children children = new Children(logFile)) {
+            long t0 = System.nanoTime();
+            if (sdk.equals("Java")) {
+                if (!Files.isRegularFile(sdkJar)) {
+                    throw new IllegalStateException("no Java SDK jar at " + sdkJar
+                            + " (bench/run.sh builds it: ./mvnw -B -q -f sdk/java/pom.xml package -Dmaven.test.skip=true)");
+                }
+                String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+                // the JVM-wide keep-alive setting the Java SDK's README recommends (the server closes idle ones after 3 s)
+                children.start(List.of(java, "-Djdk.httpclient.keepalive.timeout=2", "-cp", sdkJar.toString(),
+                        benchDir.resolve("SdkJavaWorkers.java").toString(), "--url", http.base(), "--token", http.token(),
+                        "--workers", Integer.toString(WORKERS), "--name", prefix, "--max-seconds", Long.toString(lifetime)),
+                        Map.of());
+            } else {
+                Path src = benchDir.toAbsolutePath().getParent().resolve("sdk/python/src");
+                for (int i = 0; i < WORKERS; i++) {
+                    children.start(List.of(python, benchDir.resolve("sdk_python_worker.py").toString(), "--url",
+                            http.base(), "--token", http.token(), "--name", prefix + "-" + i, "--max-seconds",
+                            Long.toString(lifetime)), Map.of("PYTHONPATH", src.toString()));
+                }
+            }
+            children.await("ready", WORKERS, Duration.ofSeconds(90));
+            double registered = (System.nanoTime() - t0) / 1e9;
+            String block = sql.run("select id from function_block where name = '%s' and version = '%s'"
+                    .formatted(SDK_BLOCK, SDK_BLOCK_VERSION));
+            if (block.isBlank()) {
+                throw new IllegalStateException("the SDK workers are ready but " + SDK_BLOCK + " " + SDK_BLOCK_VERSION
+                        + " is not in the catalog");
+            }
+            blocks.put(SDK_BLOCK, block);
+            long serving = sql.count("""
+                    select count(*) from worker_function_block f join worker w on w.id = f.worker_id
+                     where f.function_block_id = '%s' and w.name like '%s-%%' and w.state = 'ONLINE'
+                       and w.deleted_at is null""".formatted(block, prefix));
+            if (serving != WORKERS) {
+                throw new IllegalStateException(serving + " ONLINE workers named " + prefix + "-* serve " + SDK_BLOCK
+                        + ", not " + WORKERS);
+            }
+            ensurePending(SDK_BLOCK, (warm + mode.e2eSec() + 2L) * 5_000L + 20_000);
+            // polls parked before the preload find its jobs at the server's next re-check (2 s by default)
+            double flowing = awaitAllPushing(block, prefix, 20);
+            sleepMs(TimeUnit.SECONDS.toMillis(warm));
+            // the warm-up's claims left dead entries where each claim starts its index scan (BENCHMARKS.md): the
+            // window starts from a vacuumed table, as e2e's does after its preload
+            sql.run("vacuum analyze job");
+            Cpu.Sample[] cpuAt = new Cpu.Sample[2];
+            long[] ticks = new long[2];
+            cpuAt[0] = cpu.sample();
+            ticks[0] = children.cpuTicks();
+            Pushed pushed = countPushed(block, mode.e2eSec(), () -> {
+                cpuAt[1] = cpu.sample();
+                ticks[1] = children.cpuTicks();
+            });
+            long left = pending(SDK_BLOCK);
+            Children.Stopped stopped = children.stop(Duration.ofSeconds(90));
+            long online = sql.count("select count(*) from worker where name like '%s-%%' and state = 'ONLINE'"
+                    .formatted(prefix));
+            long polled = sql.count("select count(*) from job where function_block_id = '%s' and status = 'POLLED'"
+                    .formatted(block));
+            // a graceful stop gives back the claims of the aborted poll (a release ping) and fails nothing
+            String[] fate = sql.run("""
+                    select count(*) filter (where releases > 0), count(*) filter (where outcome = 'FAILURE'),
+                           coalesce(string_agg(distinct failure_reason, ','), '')
+                      from job where function_block_id = '%s'""".formatted(block)).split("\\|", -1);
+            long failed = Long.parseLong(fate[1]);
+            SdkRun run = new SdkRun(sdk, pushed.jobs(), pushed.seconds(), Cpu.between(cpuAt[0], cpuAt[1]),
+                    (ticks[1] - ticks[0]) / 100.0, left);
+            double raw = report.sdkRawBefore == null ? Double.NaN : report.sdkRawBefore.rate();
+            double e2e = report.e2e1 == null ? Double.NaN : report.e2e1.rate();
+            log("sdk %s (%d workers, 1 per poll): %d jobs in %.1f s = %.0f jobs/s, %.2fx the raw driver's %.0f just"
+                    + " before (%.2fx e2e's %.0f); %d PENDING left%s; registered in %.1f s, all pushing %.1f s later,"
+                    + " then %d s of warm-up; %s", sdk, WORKERS, run.jobs(), run.seconds(), run.rate(), run.rate() / raw,
+                    raw, run.rate() / e2e, e2e, left, left == 0 ? " -- RAN DRY, figure is a lower bound" : "",
+                    registered, flowing, warm, run.cpuLine());
+            log("sdk %s: stopped (SIGTERM) in %.1f s, exit codes %s%s; ONLINE workers left %d, POLLED jobs left %d,"
+                    + " claims released %s, jobs FAILED %d%s; the workers' own counters over their life: %s; log %s", sdk,
+                    stopped.seconds(), stopped.exitCodes(), stopped.killed() > 0 ? ", " + stopped.killed()
+                    + " KILLED after 90 s" : "", online, polled, fate[0], failed,
+                    fate[2].isEmpty() ? "" : " (" + fate[2] + ")", children.stats(), logFile);
+            if (failed > 0) {
+                report.failures.add("sdk (" + sdk + "): " + failed + " jobs FAILED (" + fate[2] + ") around the workers'"
+                        + " graceful stop (see " + logFile + " and the server log)");
+            }
+            if (stopped.killed() > 0 || online > 0) {
+                report.failures.add("sdk (" + sdk + "): the workers did not stop gracefully: " + stopped.killed()
+                        + " processes killed after 90 s, " + online + " workers still ONLINE (see " + logFile + ")");
+            }
+            return run;
+        } finally {
+            if (blocks.containsKey(SDK_BLOCK)) {
+                dropJobsOf(SDK_BLOCK, "the " + sdk + " SDK workers' jobs");
+            }
+        }
+    }
+
+    /** Waits (bounded) until every worker named {@code prefix-*} has pushed a job of the block; answers the seconds. */
+    double awaitAllPushing(String block, String prefix, int timeoutSec) {
+        long t0 = System.nanoTime();
+        long end = t0 + TimeUnit.SECONDS.toNanos(timeoutSec);
+        long pushing = 0;
+        while (System.nanoTime() < end) {
+            pushing = sql.count("""
+                    select count(*) from worker w
+                     where w.name like '%s-%%' and w.state = 'ONLINE' and exists (
+                           select from job j where j.worker_id = w.id and j.function_block_id = '%s'
+                              and j.status = 'PUSHED')""".formatted(prefix, block));
+            if (pushing >= WORKERS) {
+                return (System.nanoTime() - t0) / 1e9;
+            }
+            sleepMs(200);
+        }
+        log("sdk: only %d of %d workers pushed a job within %d s; measuring anyway", pushing, WORKERS, timeoutSec);
+        return (System.nanoTime() - t0) / 1e9;
+    }
+
+    record Pushed(long jobs, double seconds) {
+    }
+
+    /**
+     * The jobs of a block pushed from now for {@code seconds}, counted in SQL by {@code pushed_at} (the push
+     * transaction's start) between boundaries read from the database's clock, so the window is the database's
+     * too. Counted in slices of at most {@value #COUNT_SLICE_SEC} s, each {@value #COUNT_LAG_MS} ms after its
+     * end (a push that began before a boundary has committed by then): the server's reaper deletes PUSHED jobs
+     * a retention after their push (1 minute in bench/run.sh), so one count at the end of a long window would
+     * miss its first jobs. {@code atEnd} runs at the window's end, before the last count's lag.
+     */
+    Pushed countPushed(String block, int seconds, Runnable atEnd) {
+        String first = sql.run("select extract(epoch from clock_timestamp())");
+        String from = first;
+        long start = System.nanoTime();
+        long jobs = 0;
+        for (int done = 0; done < seconds; ) {
+            int next = Math.min(seconds, done + COUNT_SLICE_SEC);
+            long wait = start + TimeUnit.SECONDS.toNanos(next) - System.nanoTime();
+            if (wait > 0) {
+                LockSupport.parkNanos(wait);
+            }
+            if (next == seconds) {
+                atEnd.run();
+            }
+            sleepMs(COUNT_LAG_MS);
+            String[] row = sql.run("""
+                    select b, (select count(*) from job where function_block_id = '%s' and status = 'PUSHED'
+                                  and pushed_at >= to_timestamp(%s) and pushed_at < to_timestamp(b))
+                      from (select extract(epoch from clock_timestamp()) - %s as b) t"""
+                    .formatted(block, from, COUNT_LAG_MS / 1000.0)).split("\\|");
+            jobs += Long.parseLong(row[1].trim());
+            from = row[0].trim();
+            done = next;
+        }
+        return new Pushed(jobs, Double.parseDouble(from) - Double.parseDouble(first));
     }
 
     /** Each worker polls then pushes, in a loop, for {@code seconds}. */
@@ -1022,8 +1278,10 @@ public class Bench {
                 System.out.println("""
                         java bench/Bench.java --url http://127.0.0.1:PORT --token T --db DB --server-pid PID
                             [--mode quick|full] [--pg-host H] [--pg-port P] [--pg-user U] [--bench-dir bench]
-                            [--phases warmup,pgbench,e2e,batch,claim,enqueue,latency,backlog,ping,drift,rss]
+                            [--phases warmup,pgbench,e2e,sdk,batch,claim,enqueue,latency,backlog,ping,drift,rss]
                             [--set warmupSec=30,e2eSec=60,...] [--out FILE] [--no-vacuum]
+                            [--log-dir target/bench] [--sdk-jar sdk/java/target/blackboard-sdk-0.1.0-SNAPSHOT.jar]
+                            [--python /usr/bin/python3]
                         Normally started by bench/run.sh, which starts the server and database first.""");
                 System.exit(0);
             }

@@ -107,7 +107,8 @@ final class Cpu {
         return sum;
     }
 
-    private static long ticks(long pid) {
+    /** CPU ticks (user + system, all threads) of one process so far; 0 when it is gone. */
+    static long ticks(long pid) {
         String stat = read(Path.of("/proc/" + pid + "/stat"));
         int close = stat.lastIndexOf(')');
         if (close < 0) {

@@ -31,6 +31,16 @@ final class Http {
         this.token = token;
     }
 
+    /** The server's base URL, for the worker processes the driver starts. */
+    String base() {
+        return base;
+    }
+
+    /** The run's token: the engine's, the operator's and the workers' enrolment token alike. */
+    String token() {
+        return token;
+    }
+
     /** As the engine (or operator): the run's known token. */
     Response post(String path, String json) {
         return post(path, json, null, TIMEOUT);

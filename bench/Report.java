@@ -16,6 +16,10 @@ final class Report {
     final List<String> failures = new ArrayList<>();
     Bench.Throughput e2e1;
     Bench.Throughput e2e50;
+    Bench.Throughput sdkRawBefore;
+    Bench.Throughput sdkRawAfter;
+    Bench.SdkRun sdkJava;
+    Bench.SdkRun sdkPython;
     boolean batchPushEndpoint;
     double enqueueSingle = Double.NaN;
     double enqueueBulk = Double.NaN;
@@ -42,6 +46,16 @@ final class Report {
                 ">= 0.6x raw", verdict(e2e1Rate / raw1 >= 0.6, e2e1Rate, raw1));
         row("(reference) the server's statement sequence for 1 job, through pgbench, no HTTP", "", jobs(rawServerSequence),
                 ratio(rawServerSequence, raw1), "", "");
+        double before = sdkRawBefore == null ? Double.NaN : sdkRawBefore.rate();
+        double after = sdkRawAfter == null ? Double.NaN : sdkRawAfter.rate();
+        double around = sdkRawAround();
+        row("(reference) the same 1-per-poll driver again, right before the SDKs", jobs(before), "",
+                Double.isNaN(before) || Double.isNaN(e2e1Rate) ? "" : ratio(before, e2e1Rate) + " the 1-per-poll line",
+                "", "");
+        sdkRow("Java", sdkJava, around, e2e1Rate, 0.9);
+        sdkRow("Python", sdkPython, around, e2e1Rate, 0.5);
+        row("(reference) the same 1-per-poll driver again, right after the SDKs", jobs(after), "",
+                Double.isNaN(after) || Double.isNaN(before) ? "" : ratio(after, before) + " the one before", "", "");
         row("claim + push, 50 per poll, 8 workers" + (e2e50 == null ? ""
                 : batchPushEndpoint ? " (batch push)" : " (no batch push endpoint: 50 pushes in parallel)"),
                 jobs(e2e50Rate), jobs(raw50), ratio(e2e50Rate, raw50), ">= 15,000 jobs/s",
@@ -93,10 +107,50 @@ final class Report {
         if (e2e50 != null) {
             out.append("50 per poll: ").append(e2e50.cpu()).append('\n');
         }
+        for (Bench.SdkRun sdk : new Bench.SdkRun[] {sdkJava, sdkPython}) {
+            if (sdk != null) {
+                out.append("SDK, ").append(sdk.sdk()).append(": ").append(sdk.cpuLine());
+                out.append(" (the raw driver: ").append(driverUs("before the SDKs", sdkRawBefore)).append(", ")
+                        .append(driverUs("after", sdkRawAfter)).append(')');
+                out.append('\n');
+            }
+        }
         if (driftPing != null) {
             out.append("\nDuring the mixed load, pings: ").append(driftPing.summary()).append('\n');
         }
         return out.toString();
+    }
+
+    /** The yardstick of the SDK line: the mean of the raw driver's runs before and after the SDKs (either alone). */
+    double sdkRawAround() {
+        double before = sdkRawBefore == null ? Double.NaN : sdkRawBefore.rate();
+        double after = sdkRawAfter == null ? Double.NaN : sdkRawAfter.rate();
+        return Double.isNaN(before) ? after : Double.isNaN(after) ? before : (before + after) / 2;
+    }
+
+    private static String driverUs(String when, Bench.Throughput t) {
+        return t == null || t.jobs() == 0 ? when + " not run"
+                : String.format(Locale.ROOT, "%s %.0f us/job", when, t.cpu().driver() / t.jobs() * 1e6);
+    }
+
+    /**
+     * The SDK line: an SDK's 8 workers, 1 job per poll, against the raw driver's 8 simulated workers in the
+     * same run, not against pgbench: the mean of its runs right before and right after the SDKs (a vacuumed
+     * table, a server as warm as around the SDKs) when there are any, else phase e2e's line; the ratio to e2e's
+     * line beside it.
+     */
+    private void sdkRow(String sdk, Bench.SdkRun run, double around, double e2e, double target) {
+        double rate = run == null ? Double.NaN : run.rate();
+        double yardstick = Double.isNaN(around) ? e2e : around;
+        String verdict = run != null && Double.isNaN(yardstick) ? "no raw driver figure"
+                : verdict(rate / yardstick >= target, rate, yardstick);
+        String ratios = Double.isNaN(rate) || Double.isNaN(yardstick) ? ""
+                : Double.isNaN(around) ? ratio(rate, e2e) + " the 1-per-poll line"
+                : ratio(rate, around) + " the raw driver around it (" + jobs(around) + ", the mean of before and after)"
+                        + (Double.isNaN(e2e) ? "" : "; " + ratio(rate, e2e) + " the 1-per-poll line");
+        row("SDK, " + sdk + ", 8 workers, 1 per poll" + (run != null && run.left() == 0
+                ? " (RAN DRY: a lower bound)" : ""), jobs(rate), "", ratios, ">= " + target + "x the raw driver",
+                verdict);
     }
 
     /**

@@ -3,8 +3,9 @@
 # drives simulated workers and an engine over HTTP (bench/Bench.java, JDK only), measures the
 # raw-SQL ceiling on the same database with pgbench, and prints one table. See BENCHMARKS.md, "How to run it".
 #
-#   bench/run.sh            full run (about 22 minutes; the drift phase alone is 15)
-#   bench/run.sh --quick    every phase for seconds (about 3 minutes)
+#   bench/run.sh            full run (about 25 minutes; the drift phase alone is 15)
+#   bench/run.sh --quick    every phase for seconds (about 4 minutes)
+#   bench/run.sh --quick --phases warmup,e2e,sdk    the SDK line beside the raw driver
 #   options: --jfr FILE (record the server with JDK Flight Recorder), --keep-db, --out FILE,
 #            --phases a,b,c and --set e2eSec=60,... (see java bench/Bench.java --help),
 #            --heap 256m (server -Xmx), --jvm "OPTIONS" (the server's other JVM options; default
@@ -17,7 +18,9 @@
 # machine's own cluster, installed and started if need be, as role blackboard_bench; otherwise
 # 127.0.0.1, 5432, postgres), BENCH_TOKEN, BENCH_DRIVER_OPTS (the
 # driver's extra JVM options, e.g. -Dbench.slowPings=FILE appends each slow ping's due time, in
-# epoch ms, and latency to FILE, to line up with the server's and PostgreSQL's logs).
+# epoch ms, and latency to FILE, to line up with the server's and PostgreSQL's logs),
+# BENCH_PYTHON (the sdk phase's Python, default /usr/bin/python3, 3.9 or newer).
+# The sdk phase runs the Java SDK's jar, built here when it is missing or older than its sources.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -76,6 +79,16 @@ jar=${jar:-server/target/blackboard-0.1.0-SNAPSHOT.jar}
 if [ ! -f "$jar" ]; then
   echo "== building $jar"
   ./mvnw -B -q package -DskipTests -pl server -am
+fi
+
+# The sdk phase's Java SDK jar: built alone from its own pom (it has no parent), without its tests.
+sdk_jar=sdk/java/target/blackboard-sdk-0.1.0-SNAPSHOT.jar
+if [ -z "$phases" ] || [[ ",$phases," == *,sdk,* ]]; then
+  if [ ! -f "$sdk_jar" ] || [ -n "$(find sdk/java/pom.xml sdk/java/src/main -newer "$sdk_jar" -type f -print -quit)" ]; then
+    echo "== building $sdk_jar"
+    ./mvnw -B -q -f sdk/java/pom.xml package -Dmaven.test.skip=true \
+      || echo "== the Java SDK did not build: the sdk phase uses the jar there is, if any"
+  fi
 fi
 
 free_port() {
@@ -159,7 +172,7 @@ echo "== machine: $(nproc) cores ($cpu), $mem; PostgreSQL $pg_version (autovacuu
 
 args=(--mode "$mode" --url "http://127.0.0.1:$port" --token "$token" --db "$db" --server-pid "$server_pid"
       --pg-host "$pg_host" --pg-port "$pg_port" --pg-user "$pg_user" --bench-dir bench
-      --out "${out:-$work/$db.md}")
+      --out "${out:-$work/$db.md}" --log-dir "$work" --sdk-jar "$sdk_jar" --python "${BENCH_PYTHON:-/usr/bin/python3}")
 if [ -n "$phases" ]; then args+=(--phases "$phases"); fi
 if [ -n "$settings" ]; then args+=(--set "$settings"); fi
 if [ "$no_vacuum" = 1 ]; then args+=(--no-vacuum); fi
