@@ -10,6 +10,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.dao.DataAccessResourceFailureException;
 import org.springframework.dao.TransientDataAccessException;
+import org.springframework.transaction.TransactionSystemException;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.HttpStatusCode;
@@ -100,11 +101,27 @@ class ProblemHandler extends ResponseEntityExceptionHandler {
                 "The server failed to answer this request; it has been logged"));
     }
 
-    /** Whatever the wrapping, it comes down to a lost connection: SQLSTATE class 08, or 57P (the server shut down). */
+    /**
+     * Whatever the wrapping, it comes down to a lost connection: SQLSTATE class 08, or 57P (the
+     * server shut down), anywhere in the chain; HikariCP's "Connection is closed" (it says so with
+     * no SQLSTATE, for a connection it evicted because it broke: a rollback after PostgreSQL
+     * terminated the session fails so); or a failed rollback whose transaction failed so first.
+     */
     static boolean connectionLost(Throwable e) {
-        SQLException sql = ExceptionUtils.find(e, SQLException.class);
-        String state = sql == null ? null : sql.getSQLState();
-        return state != null && (state.startsWith("08") || state.startsWith("57P"));
+        for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof SQLException sql) {
+                String state = sql.getSQLState();
+                if (state != null ? state.startsWith("08") || state.startsWith("57P")
+                        : "Connection is closed".equals(sql.getMessage())) {
+                    return true;
+                }
+            }
+            if (t instanceof TransactionSystemException rollback && rollback.getApplicationException() != null
+                    && rollback.getApplicationException() != t && connectionLost(rollback.getApplicationException())) {
+                return true;
+            }
+        }
+        return false;
     }
 
     @Override

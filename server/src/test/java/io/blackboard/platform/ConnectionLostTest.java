@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.sql.SQLException;
 import org.junit.jupiter.api.Test;
 import org.springframework.orm.jpa.JpaSystemException;
+import org.springframework.transaction.TransactionSystemException;
 
 /** A lost connection is a 503 however deeply it is wrapped (seen: a failed rollback while PostgreSQL shut down). */
 class ConnectionLostTest {
@@ -15,6 +16,21 @@ class ConnectionLostTest {
         assertThat(ProblemHandler.connectionLost(new JpaSystemException(new RuntimeException("rollback", closed))))
                 .isTrue();
         assertThat(ProblemHandler.connectionLost(new SQLException("terminating connection", "57P01"))).isTrue();
+    }
+
+    @Test
+    void aRollbackOnAConnectionThePoolClosedIsTransient() {
+        // seen while PostgreSQL stopped: the statement's session was terminated, then the rollback
+        // met HikariCP's closed proxy, which says so without an SQLSTATE
+        SQLException poolClosed = new SQLException("Connection is closed");
+        assertThat(ProblemHandler.connectionLost(new TransactionSystemException("JDBC rollback failed", poolClosed)))
+                .isTrue();
+        assertThat(ProblemHandler.connectionLost(new JpaSystemException(
+                new RuntimeException("Unable to rollback against JDBC Connection", poolClosed)))).isTrue();
+        TransactionSystemException rollback = new TransactionSystemException("JDBC rollback failed",
+                new SQLException("something else"));
+        rollback.initApplicationException(new SQLException("terminating connection", "57P01"));
+        assertThat(ProblemHandler.connectionLost(rollback)).as("the failure the rollback replaced").isTrue();
     }
 
     @Test
