@@ -122,7 +122,8 @@ public final class TestPostgres {
         }
     }
 
-    private static String env(String name, String fallback) {
+    /** An environment variable, or {@code fallback} when it is not set. */
+    public static String env(String name, String fallback) {
         String value = System.getenv(name);
         return value == null ? fallback : value;
     }

@@ -1,5 +1,7 @@
 package io.blackboard.platform;
 
+import java.util.function.Predicate;
+
 final class ExceptionUtils {
 
     private ExceptionUtils() {
@@ -13,5 +15,15 @@ final class ExceptionUtils {
             }
         }
         return null;
+    }
+
+    /** Whether any throwable of the chain, {@code e} included, matches. */
+    static boolean any(Throwable e, Predicate<Throwable> matches) {
+        for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (matches.test(t)) {
+                return true;
+            }
+        }
+        return false;
     }
 }

@@ -10,7 +10,6 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.dao.DataAccessResourceFailureException;
 import org.springframework.dao.TransientDataAccessException;
-import org.springframework.transaction.TransactionSystemException;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.HttpStatusCode;
@@ -21,6 +20,7 @@ import org.springframework.http.converter.HttpMessageNotReadableException;
 import org.springframework.lang.Nullable;
 import org.springframework.security.access.AccessDeniedException;
 import org.springframework.transaction.CannotCreateTransactionException;
+import org.springframework.transaction.TransactionSystemException;
 import org.springframework.validation.FieldError;
 import org.springframework.web.bind.MethodArgumentNotValidException;
 import org.springframework.web.bind.annotation.ExceptionHandler;
@@ -108,21 +108,20 @@ class ProblemHandler extends ResponseEntityExceptionHandler {
      * terminated the session fails so); or a failed rollback whose transaction failed so first.
      */
     static boolean connectionLost(Throwable e) {
-        for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
-            if (t instanceof SQLException sql) {
-                String state = sql.getSQLState();
-                if (state != null ? state.startsWith("08") || state.startsWith("57P")
-                        : "Connection is closed".equals(sql.getMessage())) {
-                    return true;
-                }
-            }
-            if (t instanceof TransactionSystemException rollback && rollback.getApplicationException() != null
-                    && rollback.getApplicationException() != t && connectionLost(rollback.getApplicationException())) {
-                return true;
-            }
-        }
-        return false;
+        return ExceptionUtils.any(e, ProblemHandler::saysConnectionLost);
     }
+
+    private static boolean saysConnectionLost(Throwable t) {
+        if (t instanceof SQLException sql) {
+            String state = sql.getSQLState();
+            return state != null ? state.startsWith("08") || state.startsWith("57P")
+                    : "Connection is closed".equals(sql.getMessage());
+        }
+        return t instanceof TransactionSystemException rollback && rollback.getApplicationException() != null
+                && rollback.getApplicationException() != t && connectionLost(rollback.getApplicationException());
+    }
+
+
 
     @Override
     protected ResponseEntity<Object> handleHttpMessageNotReadable(HttpMessageNotReadableException e,

@@ -31,8 +31,8 @@ record ChaosDatabase(String url, String user, String password) {
         String url = System.getenv("BLACKBOARD_CHAOS_DB_URL");
         String pgCtl = System.getenv("BLACKBOARD_CHAOS_PG_CTL");
         if (url != null && pgCtl != null) {
-            ChaosDatabase database = new ChaosDatabase(url, env("BLACKBOARD_CHAOS_DB_USER", "postgres"),
-                    env("BLACKBOARD_CHAOS_DB_PASSWORD", ""));
+            ChaosDatabase database = new ChaosDatabase(url, TestPostgres.env("BLACKBOARD_CHAOS_DB_USER", "postgres"),
+                    TestPostgres.env("BLACKBOARD_CHAOS_DB_PASSWORD", ""));
             return new Restartable(database, () -> pgCtl(pgCtl, "stop", "-m", "fast"), () -> pgCtl(pgCtl, "start"));
         }
         TestPostgres.Embedded embedded = TestPostgres.embedded(Path.of("target", "chaos-postgres"), 0);
@@ -89,10 +89,5 @@ record ChaosDatabase(String url, String user, String password) {
                 Replica.sleep(200);
             }
         }
-    }
-
-    private static String env(String name, String fallback) {
-        String value = System.getenv(name);
-        return value == null ? fallback : value;
     }
 }

@@ -11,18 +11,26 @@ import java.util.Map;
  */
 public interface JobContext {
 
-    String jobId();
-
-    /** The claim's attempt: 1 for the first run, higher when the server re-queued the job. */
-    int attempt();
-
-    JobType type();
-
-    /** The job's payload when it is a JSON object (the usual case), else an empty map. */
-    Map<String, Object> params();
-
     /** The whole job as claimed: payload, priority, correlationId, deadline, ... */
     Job job();
+
+    default String jobId() {
+        return job().id();
+    }
+
+    /** The claim's attempt: 1 for the first run, higher when the server re-queued the job. */
+    default int attempt() {
+        return job().attempt();
+    }
+
+    default JobType type() {
+        return job().type();
+    }
+
+    /** The job's payload when it is a JSON object (the usual case), else an empty map. */
+    default Map<String, Object> params() {
+        return job().params();
+    }
 
     String functionBlockName();
 

@@ -3,10 +3,8 @@ package io.blackboard.sdk.internal;
 import io.blackboard.sdk.FunctionBlockSpec;
 import io.blackboard.sdk.Job;
 import io.blackboard.sdk.JobContext;
-import io.blackboard.sdk.JobType;
 import io.blackboard.sdk.WorkerConfig;
 import java.time.Duration;
-import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
@@ -39,26 +37,6 @@ public final class HeldJob implements JobContext {
 
     Session session() {
         return session;
-    }
-
-    @Override
-    public String jobId() {
-        return job.id();
-    }
-
-    @Override
-    public int attempt() {
-        return job.attempt();
-    }
-
-    @Override
-    public JobType type() {
-        return job.type();
-    }
-
-    @Override
-    public Map<String, Object> params() {
-        return job.params();
     }
 
     @Override

@@ -63,26 +63,6 @@ public final class TestJobContext implements JobContext {
     }
 
     @Override
-    public String jobId() {
-        return job.id();
-    }
-
-    @Override
-    public int attempt() {
-        return job.attempt();
-    }
-
-    @Override
-    public JobType type() {
-        return job.type();
-    }
-
-    @Override
-    public Map<String, Object> params() {
-        return job.params();
-    }
-
-    @Override
     public Job job() {
         return job;
     }
