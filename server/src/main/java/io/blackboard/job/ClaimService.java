@@ -3,7 +3,6 @@ package io.blackboard.job;
 import io.blackboard.functionblock.Schemas;
 import io.blackboard.platform.ApiException;
 import io.blackboard.platform.BadRequest;
-import io.blackboard.platform.SqlTransactions;
 import io.blackboard.worker.WorkerNotFound;
 import io.blackboard.worker.WorkerService;
 import java.time.Duration;
@@ -21,6 +20,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.lang.Nullable;
 import org.springframework.stereotype.Service;
+import org.springframework.transaction.support.TransactionTemplate;
 import org.springframework.transaction.annotation.Transactional;
 import tools.jackson.core.type.TypeReference;
 import tools.jackson.databind.JsonNode;
@@ -36,14 +36,14 @@ class ClaimService {
 
     private final ClaimStore store;
     private final JobProperties properties;
-    private final SqlTransactions sql;
+    private final TransactionTemplate tx;
     private final JsonMapper json;
     private final WorkerService workers;
     private final PollWaiters waiters;
     private final Schemas schemas;
     private final JobMetrics metrics;
 
-    ClaimService(ClaimStore store, JobProperties properties, SqlTransactions sql, JsonMapper json,
+    ClaimService(ClaimStore store, JobProperties properties, TransactionTemplate tx, JsonMapper json,
             WorkerService workers, PollWaiters waiters, Schemas schemas, JobMetrics metrics) {
         this.schemas = schemas;
         this.workers = workers;
@@ -51,7 +51,7 @@ class ClaimService {
         this.metrics = metrics;
         this.store = store;
         this.properties = properties;
-        this.sql = sql;
+        this.tx = tx;
         this.json = json;
     }
 
@@ -60,7 +60,7 @@ class ClaimService {
      * matching job appears (on any replica), the periodic re-check, or the time runs out.
      */
     List<JobView> poll(PollRequest request) throws InterruptedException {
-        Attempt first = sql.execute(status -> claimOnce(request));
+        Attempt first = tx.execute(status -> claimOnce(request));
         if (!first.claimed().isEmpty() || request.waitMsOrDefault() == 0) {
             return first.claimed();
         }
@@ -76,7 +76,7 @@ class ClaimService {
             long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(request.waitMsOrDefault());
             while (true) {
                 // the first pass closes the window between the empty claim and parking
-                List<JobView> claimed = sql.execute(status -> claimOnce(request)).claimed();
+                List<JobView> claimed = tx.execute(status -> claimOnce(request)).claimed();
                 long left = until - System.nanoTime();
                 if (!claimed.isEmpty() || left <= 0) {
                     return claimed;

@@ -12,14 +12,13 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.lang.Nullable;
 import org.springframework.stereotype.Component;
-import org.springframework.transaction.support.TransactionSynchronizationManager;
+import org.springframework.transaction.annotation.Propagation;
+import org.springframework.transaction.annotation.Transactional;
 
 /**
  * The job side of the worker registry: what a heartbeat or a lost worker does to held jobs.
- * Runs in the caller's transaction, whichever manager opened it (a ping's is a plain JDBC one,
- * {@link io.blackboard.platform.SqlTransactions}; a sweep's or an unregister's is JPA's): it only
- * runs SQL through {@code JdbcClient}, so both hand it the same connection. Not
- * {@code @Transactional(MANDATORY)}, which asks JPA's manager and would refuse a JDBC transaction.
+ * Runs in the caller's transaction, which it requires: the worker's change and the jobs' fate
+ * commit together (see {@link HeldJobs}).
  */
 @Component
 class JobLeases implements HeldJobs {
@@ -40,8 +39,8 @@ class JobLeases implements HeldJobs {
     }
 
     @Override
+    @Transactional(propagation = Propagation.MANDATORY)
     public int takeFrom(Collection<UUID> workerIds, WorkerLoss reason) {
-        requireTransaction();
         String message = reason == WorkerLoss.WORKER_DELETED ? "the worker holding the job was deleted"
                 : "the worker holding the job went OFFLINE";
         FailureReason failure = FailureReason.valueOf(reason.name());
@@ -58,8 +57,8 @@ class JobLeases implements HeldJobs {
     }
 
     @Override
+    @Transactional(propagation = Propagation.MANDATORY)
     public List<UUID> heartbeat(UUID workerId, @Nullable List<UUID> activeJobIds) {
-        requireTransaction();
         if (activeJobIds == null) {
             // an SDK that does not report its jobs still learns of cancellations
             return store.cancelledWhileHeld(workerId, properties.stuckJobTimeout());
@@ -77,13 +76,6 @@ class JobLeases implements HeldJobs {
             signals.pendingAgain(released);
         }
         return List.copyOf(stop);
-    }
-
-    /** The worker's change and the jobs' fate must commit together (see {@link HeldJobs}). */
-    private static void requireTransaction() {
-        if (!TransactionSynchronizationManager.isActualTransactionActive()) {
-            throw new IllegalStateException("HeldJobs must be called inside the caller's transaction");
-        }
     }
 
     @Override

@@ -3,7 +3,6 @@ package io.blackboard.job;
 import io.blackboard.functionblock.Schemas;
 import io.blackboard.platform.BadRequest;
 import io.blackboard.platform.Ids;
-import io.blackboard.platform.SqlTransactions;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -19,6 +18,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.dao.DataIntegrityViolationException;
 import org.springframework.stereotype.Service;
+import org.springframework.transaction.support.TransactionTemplate;
 import org.springframework.transaction.annotation.Transactional;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
@@ -37,11 +37,11 @@ class JobService {
     private final JobSignals signals;
     private final Schemas schemas;
     private final JobMetrics metrics;
-    private final SqlTransactions sql;
+    private final TransactionTemplate tx;
 
     JobService(JobStore store, JsonMapper json, JobSignals signals, Schemas schemas, JobMetrics metrics,
-            SqlTransactions sql) {
-        this.sql = sql;
+            TransactionTemplate tx) {
+        this.tx = tx;
         this.schemas = schemas;
         this.store = store;
         this.json = json;
@@ -63,7 +63,7 @@ class JobService {
         requireValidParams(jobs, store.paramsSchemas(blocks));
         try {
             if (jobs.stream().anyMatch(job -> job.idempotencyKey() != null)) {
-                return sql.execute(status -> insert(jobs));
+                return tx.execute(status -> insert(jobs));
             }
             return insert(jobs);
         } catch (DataIntegrityViolationException e) {

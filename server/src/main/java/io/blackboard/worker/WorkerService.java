@@ -2,7 +2,6 @@ package io.blackboard.worker;
 
 import io.blackboard.platform.Ids;
 import io.blackboard.platform.ServerVersion;
-import io.blackboard.platform.SqlTransactions;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -28,24 +27,20 @@ public class WorkerService {
     private static final TypeReference<Map<String, String>> LABELS = new TypeReference<>() { };
 
     private final WorkerStore store;
-    private final WorkerRepository rows;
     private final HeldJobs heldJobs;
     private final WorkerProperties properties;
     private final JsonMapper json;
     private final TransactionTemplate tx;
-    private final SqlTransactions sql;
     private final WorkerCredentials credentials;
     private final ServerVersion server;
 
-    WorkerService(WorkerStore store, WorkerRepository rows, HeldJobs heldJobs, WorkerProperties properties,
-            JsonMapper json, TransactionTemplate tx, SqlTransactions sql, WorkerCredentials credentials,
+    WorkerService(WorkerStore store, HeldJobs heldJobs, WorkerProperties properties,
+            JsonMapper json, TransactionTemplate tx, WorkerCredentials credentials,
             ServerVersion server) {
         this.server = server;
         this.tx = tx;
-        this.sql = sql;
         this.credentials = credentials;
         this.store = store;
-        this.rows = rows;
         this.heldJobs = heldJobs;
         this.properties = properties;
         this.json = json;
@@ -67,18 +62,17 @@ public class WorkerService {
      * A heartbeat. An idle worker (most pings at scale: it lists no jobs and holds none) costs one
      * statement and no transaction, so its connection is back in the pool after one round trip,
      * and does not wait for a WAL flush (see {@link WorkerStore#WORKER_PING_IDLE}). Every other
-     * ping records itself and applies its view of held jobs in one transaction, committed durably:
-     * a plain JDBC one, since all of it is SQL (no Hibernate session opened and flushed per ping).
+     * ping records itself and applies its view of held jobs in one transaction, committed durably.
      */
     PingReply ping(UUID id, @Nullable List<UUID> activeJobIds) {
         if (activeJobIds != null && activeJobIds.isEmpty()) {
             WorkerStore.Heartbeat beat = store.ping(id, true).orElseThrow(() -> new WorkerNotFound(id));
             // it lists nothing, so every claim it holds past the grace period is an orphan to release
-            List<UUID> cancel = beat.holdsClaims() ? sql.execute(status -> heldJobs.heartbeat(id, activeJobIds))
+            List<UUID> cancel = beat.holdsClaims() ? tx.execute(status -> heldJobs.heartbeat(id, activeJobIds))
                     : List.of();
             return reply(beat, cancel);
         }
-        return sql.execute(status -> {
+        return tx.execute(status -> {
             WorkerStore.Heartbeat beat = store.ping(id, false).orElseThrow(() -> new WorkerNotFound(id));
             return reply(beat, heldJobs.heartbeat(id, activeJobIds));
         });
@@ -102,7 +96,7 @@ public class WorkerService {
     @Transactional
     void delete(UUID id) {
         if (!store.softDelete(id)) {
-            if (rows.existsById(id)) {
+            if (store.live(id).isPresent()) {
                 return; // already deleted: deleting again changes nothing
             }
             throw new WorkerNotFound(id);
@@ -143,13 +137,15 @@ public class WorkerService {
     /** Throws {@link WorkerNotFound} unless the worker is registered and not deleted. */
     @Transactional(readOnly = true)
     public void requireRegistered(UUID id) {
-        rows.findById(id).filter(row -> row.deletedAt() == null).orElseThrow(() -> new WorkerNotFound(id));
+        if (!store.live(id).orElse(false)) {
+            throw new WorkerNotFound(id);
+        }
     }
 
     /** Throws {@link WorkerNotFound} unless the worker was ever registered (deleted ones count). */
     @Transactional(readOnly = true)
     public void requireKnown(UUID id) {
-        if (!rows.existsById(id)) {
+        if (store.live(id).isEmpty()) {
             throw new WorkerNotFound(id);
         }
     }
@@ -157,20 +153,13 @@ public class WorkerService {
     @Transactional(readOnly = true)
     WorkerView find(UUID id) {
         Set<UUID> deaf = store.deaf(id, properties.deafAfter());
-        return rows.findById(id).map(row -> view(row, deaf)).orElseThrow(() -> new WorkerNotFound(id));
+        return store.find(id).map(row -> view(row, deaf)).orElseThrow(() -> new WorkerNotFound(id));
     }
 
     /** Workers in registration order, deleted ones only when asked, optionally of one state. */
     @Transactional(readOnly = true)
     public List<WorkerView> list(boolean includeDeleted, @Nullable WorkerState state) {
-        List<WorkerRow> found;
-        if (state == null) {
-            found = includeDeleted ? rows.findAllByOrderByRegisteredAtAscIdAsc()
-                    : rows.findByDeletedAtIsNullOrderByRegisteredAtAscIdAsc();
-        } else {
-            found = includeDeleted ? rows.findByStateOrderByRegisteredAtAscIdAsc(state)
-                    : rows.findByStateAndDeletedAtIsNullOrderByRegisteredAtAscIdAsc(state);
-        }
+        List<WorkerRow> found = store.list(includeDeleted, state);
         Set<UUID> deaf = store.deaf(null, properties.deafAfter());
         return found.stream().map(row -> view(row, deaf)).toList();
     }

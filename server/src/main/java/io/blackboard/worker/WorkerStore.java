@@ -1,5 +1,7 @@
 package io.blackboard.worker;
 
+import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.time.OffsetDateTime;
 import java.util.EnumMap;
@@ -12,7 +14,10 @@ import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.lang.Nullable;
 import org.springframework.stereotype.Repository;
 
-/** Every write to the worker table, one guarded statement each, on the database clock. */
+/**
+ * The worker table's SQL: every write one guarded statement on the database clock, and the
+ * registry's reads.
+ */
 @Repository
 class WorkerStore {
 
@@ -178,6 +183,26 @@ class WorkerStore {
             select state, count(*) as workers from worker where deleted_at is null group by state
             """;
 
+    private static final String WORKER_SELECT = """
+            select w.id, w.name, w.hostname, w.ip, w.pid, w.version, w.sdk_name, w.sdk_version,
+                   w.labels::text as labels, w.concurrency, w.state, w.directive, w.registered_at, w.last_seen_at,
+                   w.state_changed_at, w.last_polled_at, w.deleted_at,
+                   (select count(*) from job j where j.worker_id = w.id and j.status = 'POLLED') as held_jobs
+              from worker w
+            """;
+
+    static final String WORKER_FIND = WORKER_SELECT + " where w.id = :id";
+
+    /** Workers in registration order; {@code :state} null means any state. */
+    static final String WORKER_LIST = WORKER_SELECT + """
+             where (:includeDeleted or w.deleted_at is null)
+               and (cast(:state as text) is null or w.state = :state)
+             order by w.registered_at, w.id
+            """;
+
+    /** Whether the worker is live (true), deleted (false) or was never registered (no row). */
+    static final String WORKER_LIVE = "select deleted_at is null from worker where id = :id";
+
     /** PENDING jobs at the head of each queue that the deafness check looks at. */
     static final int DEAF_WINDOW = 1000;
 
@@ -262,6 +287,32 @@ class WorkerStore {
         jdbc.sql(WORKER_COUNT_BY_STATE).query((rs, n) -> counts.put(WorkerState.valueOf(rs.getString("state")),
                 rs.getLong("workers"))).list();
         return counts;
+    }
+
+    Optional<WorkerRow> find(UUID id) {
+        return jdbc.sql(WORKER_FIND).param("id", id).query(WorkerStore::row).optional();
+    }
+
+    List<WorkerRow> list(boolean includeDeleted, @Nullable WorkerState state) {
+        return jdbc.sql(WORKER_LIST).param("includeDeleted", includeDeleted)
+                .param("state", state == null ? null : state.name()).query(WorkerStore::row).list();
+    }
+
+    /** True: registered and live; false: deleted; empty: never registered. */
+    Optional<Boolean> live(UUID id) {
+        return jdbc.sql(WORKER_LIVE).param("id", id).query(Boolean.class).optional();
+    }
+
+    private static WorkerRow row(ResultSet rs, int n) throws SQLException {
+        return new WorkerRow(rs.getObject("id", UUID.class), rs.getString("name"), rs.getString("hostname"),
+                rs.getString("ip"), rs.getObject("pid", Integer.class), rs.getString("version"),
+                rs.getString("sdk_name"), rs.getString("sdk_version"), rs.getString("labels"),
+                rs.getInt("concurrency"), WorkerState.valueOf(rs.getString("state")),
+                Directive.valueOf(rs.getString("directive")), rs.getObject("registered_at", OffsetDateTime.class),
+                rs.getObject("last_seen_at", OffsetDateTime.class),
+                rs.getObject("state_changed_at", OffsetDateTime.class),
+                rs.getObject("last_polled_at", OffsetDateTime.class),
+                rs.getObject("deleted_at", OffsetDateTime.class), rs.getLong("held_jobs"));
     }
 
     List<UUID> deleteOffline(Duration offlineFor, int batch) {

@@ -12,6 +12,7 @@ import java.util.UUID;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.transaction.IllegalTransactionStateException;
 
 class CancelAndLeaseTest extends BlackboardTest {
 
@@ -144,10 +145,10 @@ class CancelAndLeaseTest extends BlackboardTest {
         claim(worker, 1);
         jdbc.sql("update job set polled_at = now() - interval '1 minute' where id = :id").param("id", held).update();
 
-        assertThatThrownBy(() -> heldJobs.heartbeat(worker, List.of())).isInstanceOf(IllegalStateException.class)
-                .hasMessageContaining("transaction");
+        assertThatThrownBy(() -> heldJobs.heartbeat(worker, List.of()))
+                .isInstanceOf(IllegalTransactionStateException.class).hasMessageContaining("transaction");
         assertThatThrownBy(() -> heldJobs.takeFrom(List.of(worker), WorkerLoss.WORKER_OFFLINE))
-                .isInstanceOf(IllegalStateException.class);
+                .isInstanceOf(IllegalTransactionStateException.class);
         assertThat(status(held)).isEqualTo("POLLED");
     }
 

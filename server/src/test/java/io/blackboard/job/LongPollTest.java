@@ -118,8 +118,8 @@ class LongPollTest extends BlackboardTest {
     }
 
     /**
-     * A claim a ping releases (its transaction is a plain JDBC one, not JPA's) wakes a parked poll
-     * once it commits: by the ping that lists other jobs and by the idle ping alike.
+     * A claim a ping releases wakes a parked poll once it commits: by the ping that lists other
+     * jobs and by the idle ping alike.
      */
     @Test
     void aClaimAPingReleasesWakesAParkedPollOfAnotherWorker() throws Exception {

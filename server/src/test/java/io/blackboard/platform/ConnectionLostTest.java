@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.sql.SQLException;
 import org.junit.jupiter.api.Test;
-import org.springframework.orm.jpa.JpaSystemException;
 import org.springframework.transaction.TransactionSystemException;
 
 /** A lost connection is a 503 however deeply it is wrapped (seen: a failed rollback while PostgreSQL shut down). */
@@ -13,7 +12,7 @@ class ConnectionLostTest {
     @Test
     void aLostConnectionAnywhereInTheChainIsTransient() {
         SQLException closed = new SQLException("This connection has been closed.", "08003");
-        assertThat(ProblemHandler.connectionLost(new JpaSystemException(new RuntimeException("rollback", closed))))
+        assertThat(ProblemHandler.connectionLost(new TransactionSystemException("commit failed", new RuntimeException("rollback", closed))))
                 .isTrue();
         assertThat(ProblemHandler.connectionLost(new SQLException("terminating connection", "57P01"))).isTrue();
     }
@@ -25,7 +24,7 @@ class ConnectionLostTest {
         SQLException poolClosed = new SQLException("Connection is closed");
         assertThat(ProblemHandler.connectionLost(new TransactionSystemException("JDBC rollback failed", poolClosed)))
                 .isTrue();
-        assertThat(ProblemHandler.connectionLost(new JpaSystemException(
+        assertThat(ProblemHandler.connectionLost(new TransactionSystemException("rollback failed",
                 new RuntimeException("Unable to rollback against JDBC Connection", poolClosed)))).isTrue();
         TransactionSystemException rollback = new TransactionSystemException("JDBC rollback failed",
                 new SQLException("something else"));
