@@ -1,5 +1,5 @@
 -- Raw-SQL ceiling, one job per round trip: the server's claim statement (ClaimStore.JOB_CLAIM,
--- one function block, limit 1), then the server's push (ClaimStore.JOB_PUSH), each committed
+-- one function block, limit 1), then the server's push (PushStore.JOB_PUSH), each committed
 -- on its own as the server does. :fb is the function block, :client_id makes the worker id.
 with picked as materialized (
     select p.id

@@ -1,6 +1,6 @@
 -- Raw-SQL ceiling, 50 jobs per round trip: the server's claim statement (ClaimStore.JOB_CLAIM,
 -- one function block, limit 50), then one push UPDATE for the 50 (the shape of
--- ClaimStore.JOB_PUSH over an id array), each committed on its own.
+-- PushStore.JOB_PUSH over an id array), each committed on its own.
 with picked as materialized (
     select p.id
       from unnest(cast(array[:fb] as uuid[])) as fb(id)

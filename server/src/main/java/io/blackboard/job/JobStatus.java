@@ -8,7 +8,7 @@ enum JobStatus {
     PENDING, POLLED, PUSHED;
 
     /**
-     * The transitions the statements in {@link JobStore} and {@link ClaimStore} make: claim,
+     * The transitions the statements in {@link JobStore}, {@link ClaimStore} and {@link PushStore} make: claim,
      * push, server-side failure (to PUSHED, or back to PENDING as a new attempt), release of an
      * orphaned claim, and cancel (from PENDING or POLLED). PUSHED is final.
      */

@@ -27,10 +27,12 @@ import org.springframework.web.bind.annotation.RestController;
 class WorkerJobController {
 
     private final ClaimService claims;
+    private final PushService pushes;
     private final WorkerAccess access;
 
-    WorkerJobController(ClaimService claims, WorkerAccess access) {
+    WorkerJobController(ClaimService claims, PushService pushes, WorkerAccess access) {
         this.claims = claims;
+        this.pushes = pushes;
         this.access = access;
     }
 
@@ -66,7 +68,7 @@ class WorkerJobController {
     @PostMapping("/blackboard/job/result")
     JobView push(@Valid @RequestBody PushRequest request) {
         access.requireMayActAs(request.workerId());
-        return claims.push(request);
+        return pushes.push(request);
     }
 
     /** Many pushes of one worker at once; each item is answered with its own status. */
@@ -77,7 +79,7 @@ class WorkerJobController {
     @PostMapping("/blackboard/job/results")
     List<PushOutcome> pushBatch(@RequestBody @Size(min = 1, max = 1000) List<@Valid @NotNull PushRequest> requests) {
         access.requireMayActAsAll(requests.stream().map(PushRequest::workerId).toList());
-        return claims.pushBatch(requests);
+        return pushes.pushBatch(requests);
     }
 
     @Operation(summary = "A worker's jobs", description = "Most recently claimed first; status= filters (any case).")

@@ -25,6 +25,9 @@ class RaceTest extends BlackboardTest {
     ClaimStore claims;
 
     @Autowired
+    PushStore pushes;
+
+    @Autowired
     StuckJobSweeper stuckJobs;
 
     @Autowired
@@ -74,7 +77,7 @@ class RaceTest extends BlackboardTest {
 
         try (ExecutorService pool = Executors.newFixedThreadPool(2)) {
             Future<?> push = pool.submit(() -> tx.executeWithoutResult(status -> {
-                assertThat(claims.push(new ClaimStore.Push(job, worker, 1, "SUCCESS", "{\"ok\": true}", null, null,
+                assertThat(pushes.push(new PushStore.Push(job, worker, 1, PushStatus.SUCCESS, "{\"ok\": true}", null, null,
                         null), false)).isPresent();
                 pushed.countDown();
                 await(release);

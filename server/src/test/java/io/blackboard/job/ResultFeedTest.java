@@ -26,7 +26,7 @@ class ResultFeedTest extends BlackboardTest {
     TransactionTemplate tx;
 
     @Autowired
-    ClaimService claims;
+    PushService pushes;
 
     @Autowired
     PushedJobReaper reaper;
@@ -83,7 +83,7 @@ class ResultFeedTest extends BlackboardTest {
         try (var pool = Executors.newSingleThreadExecutor()) {
             // 'late' is pushed first but its transaction commits after 'early'
             Future<?> slow = pool.submit(() -> tx.executeWithoutResult(status -> {
-                claims.push(new PushRequest(late, worker, null, PushStatus.SUCCESS, null, null, null, null));
+                pushes.push(new PushRequest(late, worker, null, PushStatus.SUCCESS, null, null, null, null));
                 pushedLate.countDown();
                 await(commitLate);
             }));
