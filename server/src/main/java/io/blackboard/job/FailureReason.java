@@ -1,20 +1,5 @@
 package io.blackboard.job;
 
-/** What the worker runs: the function block's acquire(), run() or rollback(). */
-enum JobType {
-    ACQUIRE, EXECUTE, ROLLBACK
-}
-
-/** How a PUSHED job ended. */
-enum Outcome {
-    SUCCESS, FAILURE, CANCELLED
-}
-
-/** What a worker may report. */
-enum PushStatus {
-    SUCCESS, FAILURE
-}
-
 /** Why a job ended in FAILURE. */
 enum FailureReason {
     /** The worker pushed FAILURE. */

@@ -1,0 +1,24 @@
+package io.blackboard.functionblock;
+
+import jakarta.validation.constraints.NotBlank;
+import jakarta.validation.constraints.Size;
+import tools.jackson.databind.JsonNode;
+
+/** One function block as a worker declares it. */
+record FunctionBlockSpec(
+        @NotBlank @Size(max = 200) String name,
+        @NotBlank @Size(max = 100) String version,
+        JsonNode paramsJsonSchema,
+        JsonNode resultDataJsonSchema,
+        Boolean pure,
+        Boolean idempotent,
+        @Size(max = 10000) String description) {
+
+    boolean isPure() {
+        return Boolean.TRUE.equals(pure);
+    }
+
+    boolean isIdempotent() {
+        return Boolean.TRUE.equals(idempotent);
+    }
+}

@@ -1,0 +1,22 @@
+package io.blackboard.job;
+
+import jakarta.validation.constraints.Max;
+import jakarta.validation.constraints.Min;
+import jakarta.validation.constraints.NotBlank;
+import jakarta.validation.constraints.NotNull;
+import jakarta.validation.constraints.Size;
+import java.util.Map;
+import java.util.UUID;
+import tools.jackson.databind.JsonNode;
+
+/** One job as the engine writes it. Everything else about a job is the server's. */
+record CreateJob(
+        @NotNull UUID functionBlockId,
+        @NotNull JobType type,
+        JsonNode payload,
+        @Min(-1_000_000) @Max(1_000_000) Integer priority,
+        @Min(1) @Max(100) Integer maxAttempts,
+        @Size(max = 64) Map<@NotBlank @Size(max = 100) String, @NotNull @Size(max = 500) String> selector,
+        @Size(max = 200) String correlationId,
+        @Size(min = 1, max = 200) String idempotencyKey) {
+}

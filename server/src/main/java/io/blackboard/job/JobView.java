@@ -1,0 +1,14 @@
+package io.blackboard.job;
+
+import com.fasterxml.jackson.annotation.JsonRawValue;
+import java.time.OffsetDateTime;
+import java.util.UUID;
+
+/** A job, whole. JSON documents are passed through as stored. */
+record JobView(UUID id, UUID functionBlockId, JobType type, JobStatus status, @JsonRawValue String payload,
+        int priority, int maxAttempts, int attempt, UUID workerId, @JsonRawValue String selector,
+        String correlationId, String idempotencyKey, OffsetDateTime createdAt, OffsetDateTime polledAt,
+        OffsetDateTime deadline, OffsetDateTime pushedAt, Outcome outcome, FailureReason failureReason,
+        @JsonRawValue String result, @JsonRawValue String acquires, @JsonRawValue String dbUpdates,
+        @JsonRawValue String error) {
+}

@@ -1,0 +1,6 @@
+package io.blackboard.job;
+
+/** What a worker may report. */
+enum PushStatus {
+    SUCCESS, FAILURE
+}
