@@ -2,6 +2,7 @@ package io.blackboard.job;
 
 import io.blackboard.platform.Sweeper;
 import java.time.Duration;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -36,7 +37,12 @@ class PushedJobReaper implements Sweeper {
     static final int LONGEST_PASS = 10;
     private static final Logger log = LoggerFactory.getLogger(PushedJobReaper.class);
 
-    record Result(int deleted) {
+    record Result(long deleted) implements Sweeper.Pass {
+
+        @Override
+        public Map<String, Long> changes() {
+            return Map.of("deleted", deleted);
+        }
     }
 
     /** Waits between batches (0: not at all); false to end the pass: interrupted, or out of time. */

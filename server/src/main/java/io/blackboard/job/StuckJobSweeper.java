@@ -2,6 +2,7 @@ package io.blackboard.job;
 
 import io.blackboard.platform.Sweeper;
 import java.time.Duration;
+import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Component;
@@ -17,7 +18,12 @@ class StuckJobSweeper implements Sweeper {
 
     private static final Logger log = LoggerFactory.getLogger(StuckJobSweeper.class);
 
-    record Result(int failed, int requeued) {
+    record Result(long failed, long requeued) implements Sweeper.Pass {
+
+        @Override
+        public Map<String, Long> changes() {
+            return Map.of("failed", failed, "requeued", requeued);
+        }
     }
 
     private final JobLeaseStore store;

@@ -1,6 +1,7 @@
 package io.blackboard.platform;
 
 import java.time.Duration;
+import java.util.Map;
 
 /**
  * A periodic maintenance pass. {@link SweeperScheduler} runs each one every
@@ -13,6 +14,15 @@ public interface Sweeper {
 
     Duration interval();
 
-    /** Runs one pass and returns a record of what it changed. */
-    Object runOnce();
+    /** Runs one pass and answers what it changed. */
+    Pass runOnce();
+
+    /**
+     * What one pass changed, as rows by kind of change: each kind is the {@code change} tag of
+     * {@code blackboard.sweeper.rows} and a field of the pass's log line.
+     */
+    interface Pass {
+
+        Map<String, Long> changes();
+    }
 }

@@ -3,8 +3,6 @@ package io.blackboard.platform;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
-import java.lang.reflect.Method;
-import java.lang.reflect.RecordComponent;
 import java.util.ArrayList;
 import java.util.List;
 import org.slf4j.Logger;
@@ -57,10 +55,10 @@ class SweeperScheduler implements SmartLifecycle {
         Timer.Sample sample = Timer.start(registry);
         String outcome = "error";
         try {
-            Object result = sweeper.runOnce();
+            Sweeper.Pass pass = sweeper.runOnce();
             outcome = "success";
-            count(sweeper.name(), result);
-            log.debug("Sweeper {}: {}", sweeper.name(), result);
+            count(sweeper.name(), pass);
+            log.debug("Sweeper {}: {}", sweeper.name(), pass.changes());
         } catch (RuntimeException e) {
             // the next interval tries again; a database outage must not kill the schedule
             log.warn("Sweeper {} failed: {}", sweeper.name(), e.toString());
@@ -70,30 +68,10 @@ class SweeperScheduler implements SmartLifecycle {
         }
     }
 
-    /**
-     * Sweepers answer a record of counts ({@code Result(offline, unreachable, ...)}); each
-     * component becomes the {@code change} tag. Read reflectively so the {@link Sweeper}
-     * contract stays one method that returns what it did.
-     */
-    private void count(String sweeper, Object result) {
-        if (result == null || !result.getClass().isRecord()) {
-            return;
-        }
-        for (RecordComponent component : result.getClass().getRecordComponents()) {
-            if (component.getType() != int.class && component.getType() != long.class) {
-                continue;
-            }
-            try {
-                Method accessor = component.getAccessor();
-                accessor.setAccessible(true); // results are package-private records of their feature
-                long rows = ((Number) accessor.invoke(result)).longValue();
-                Counter.builder("blackboard.sweeper.rows").description("Rows the sweepers changed")
-                        .tag("sweeper", sweeper).tag("change", component.getName()).register(registry)
-                        .increment(rows);
-            } catch (ReflectiveOperationException | RuntimeException e) {
-                log.debug("Sweeper {}: cannot read {} of {}", sweeper, component.getName(), result, e);
-            }
-        }
+    private void count(String sweeper, Sweeper.Pass pass) {
+        pass.changes().forEach((change, rows) -> Counter.builder("blackboard.sweeper.rows")
+                .description("Rows the sweepers changed").tag("sweeper", sweeper).tag("change", change)
+                .register(registry).increment(rows));
     }
 
     @Override

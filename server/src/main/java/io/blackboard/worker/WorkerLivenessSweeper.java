@@ -3,6 +3,7 @@ package io.blackboard.worker;
 import io.blackboard.platform.Sweeper;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -19,7 +20,13 @@ class WorkerLivenessSweeper implements Sweeper {
 
     private static final Logger log = LoggerFactory.getLogger(WorkerLivenessSweeper.class);
 
-    record Result(int offline, int jobsTakenBack, int unreachable, int deleted) {
+    record Result(long offline, long jobsTakenBack, long unreachable, long deleted) implements Sweeper.Pass {
+
+        @Override
+        public Map<String, Long> changes() {
+            return Map.of("offline", offline, "jobsTakenBack", jobsTakenBack, "unreachable", unreachable,
+                    "deleted", deleted);
+        }
     }
 
     private record Batch(int workers, int jobs) {

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
@@ -12,7 +13,12 @@ import org.junit.jupiter.api.Test;
 
 class SweeperSchedulerTest {
 
-    private record Result(int offline, long deleted, String note) {
+    private record Result(int offline, long deleted, String note) implements Sweeper.Pass {
+
+        @Override
+        public Map<String, Long> changes() {
+            return Map.of("offline", (long) offline, "deleted", deleted);
+        }
     }
 
     private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
@@ -22,11 +28,11 @@ class SweeperSchedulerTest {
             if (result instanceof RuntimeException e) {
                 throw e;
             }
-            return result;
+            return (Sweeper.Pass) result;
         });
     }
 
-    private static Sweeper sweeper(String name, Duration interval, Supplier<Object> pass) {
+    private static Sweeper sweeper(String name, Duration interval, Supplier<Sweeper.Pass> pass) {
         return new Sweeper() {
             @Override
             public String name() {
@@ -39,7 +45,7 @@ class SweeperSchedulerTest {
             }
 
             @Override
-            public Object runOnce() {
+            public Sweeper.Pass runOnce() {
                 return pass.get();
             }
         };
@@ -84,7 +90,7 @@ class SweeperSchedulerTest {
     private static Sweeper ticking(String name, Runnable pass) {
         return sweeper(name, Duration.ofMillis(10), () -> {
             pass.run();
-            return null;
+            return Map::of;
         });
     }
 
