@@ -1,8 +1,8 @@
 package io.blackboard.functionblock;
 
 import io.blackboard.platform.Ids;
+import io.blackboard.worker.WorkerDirectory;
 import io.blackboard.worker.WorkerNotFound;
-import io.blackboard.worker.WorkerService;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -27,10 +27,10 @@ public class FunctionBlockService {
 
     private final FunctionBlockStore store;
     private final JsonMapper json;
-    private final WorkerService workers;
+    private final WorkerDirectory workers;
     private final Schemas schemas;
 
-    FunctionBlockService(FunctionBlockStore store, JsonMapper json, WorkerService workers, Schemas schemas) {
+    FunctionBlockService(FunctionBlockStore store, JsonMapper json, WorkerDirectory workers, Schemas schemas) {
         this.schemas = schemas;
         this.store = store;
         this.json = json;

@@ -1,8 +1,8 @@
 package io.blackboard.job;
 
 import io.blackboard.worker.Directive;
+import io.blackboard.worker.WorkerDirectory;
 import io.blackboard.worker.WorkerNotFound;
-import io.blackboard.worker.WorkerService;
 import io.blackboard.worker.WorkerState;
 import java.time.Duration;
 import java.util.LinkedHashSet;
@@ -15,8 +15,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.lang.Nullable;
 import org.springframework.stereotype.Service;
-import org.springframework.transaction.support.TransactionTemplate;
 import org.springframework.transaction.annotation.Transactional;
+import org.springframework.transaction.support.TransactionTemplate;
 import tools.jackson.core.type.TypeReference;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -31,12 +31,12 @@ class ClaimService {
     private final JobProperties properties;
     private final TransactionTemplate tx;
     private final JsonMapper json;
-    private final WorkerService workers;
+    private final WorkerDirectory workers;
     private final PollWaiters waiters;
     private final JobMetrics metrics;
 
     ClaimService(ClaimStore store, JobProperties properties, TransactionTemplate tx, JsonMapper json,
-            WorkerService workers, PollWaiters waiters, JobMetrics metrics) {
+            WorkerDirectory workers, PollWaiters waiters, JobMetrics metrics) {
         this.workers = workers;
         this.waiters = waiters;
         this.metrics = metrics;

@@ -3,7 +3,7 @@ package io.blackboard.job;
 import io.blackboard.functionblock.Schemas;
 import io.blackboard.platform.ApiException;
 import io.blackboard.platform.BadRequest;
-import io.blackboard.worker.WorkerService;
+import io.blackboard.worker.WorkerDirectory;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -28,11 +28,11 @@ class PushService {
     private final PushStore store;
     private final JobStore jobs;
     private final JsonMapper json;
-    private final WorkerService workers;
+    private final WorkerDirectory workers;
     private final Schemas schemas;
     private final JobMetrics metrics;
 
-    PushService(PushStore store, JobStore jobs, JsonMapper json, WorkerService workers, Schemas schemas,
+    PushService(PushStore store, JobStore jobs, JsonMapper json, WorkerDirectory workers, Schemas schemas,
             JobMetrics metrics) {
         this.store = store;
         this.jobs = jobs;

@@ -3,7 +3,7 @@ package io.blackboard.operator;
 import io.blackboard.functionblock.CatalogEntry;
 import io.blackboard.functionblock.FunctionBlockService;
 import io.blackboard.worker.WorkerCensus;
-import io.blackboard.worker.WorkerService;
+import io.blackboard.worker.WorkerDirectory;
 import io.blackboard.worker.WorkerState;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -55,13 +55,13 @@ class OperatorMetrics implements MeterBinder {
     }
 
     private final FunctionBlockService functionBlocks;
-    private final WorkerService workers;
+    private final WorkerDirectory workers;
     private final AtomicBoolean refreshing = new AtomicBoolean();
     private final Set<Block> gauged = ConcurrentHashMap.newKeySet();
     private volatile Snapshot snapshot = Snapshot.EMPTY;
     private volatile MeterRegistry registry;
 
-    OperatorMetrics(FunctionBlockService functionBlocks, WorkerService workers) {
+    OperatorMetrics(FunctionBlockService functionBlocks, WorkerDirectory workers) {
         this.functionBlocks = functionBlocks;
         this.workers = workers;
     }

@@ -1,7 +1,7 @@
 package io.blackboard.operator;
 
 import io.blackboard.platform.BadRequest;
-import io.blackboard.worker.WorkerService;
+import io.blackboard.worker.WorkerDirectory;
 import io.blackboard.worker.WorkerState;
 import java.util.List;
 import java.util.Locale;
@@ -20,10 +20,10 @@ class OperatorService {
     static final Set<String> FAILURE_REASONS = Set.of("WORKER_REPORTED", "STUCK_TIMEOUT", "WORKER_OFFLINE",
             "WORKER_DELETED");
 
-    private final WorkerService workers;
+    private final WorkerDirectory workers;
     private final OperatorStore store;
 
-    OperatorService(WorkerService workers, OperatorStore store) {
+    OperatorService(WorkerDirectory workers, OperatorStore store) {
         this.workers = workers;
         this.store = store;
     }

@@ -28,9 +28,11 @@ import org.springframework.web.bind.annotation.RestController;
 class WorkerController {
 
     private final WorkerService workers;
+    private final WorkerDirectory directory;
     private final WorkerProperties properties;
 
-    WorkerController(WorkerService workers, WorkerProperties properties) {
+    WorkerController(WorkerService workers, WorkerDirectory directory, WorkerProperties properties) {
+        this.directory = directory;
         this.workers = workers;
         this.properties = properties;
     }
@@ -71,19 +73,19 @@ class WorkerController {
     @GetMapping
     List<WorkerView> list(@RequestParam(defaultValue = "false") boolean findDeleted,
             @RequestParam(required = false) @Nullable String state) {
-        return workers.list(findDeleted, state == null ? null : WorkerState.parse(state));
+        return directory.list(findDeleted, state == null ? null : WorkerState.parse(state));
     }
 
     @Operation(summary = "List ONLINE workers")
     @GetMapping("/online")
     List<WorkerView> online() {
-        return workers.list(false, WorkerState.ONLINE);
+        return directory.list(false, WorkerState.ONLINE);
     }
 
     @Operation(summary = "One worker", description = "State, last seen, labels, concurrency, held jobs, flags.")
     @GetMapping("/{id}")
     WorkerView get(@PathVariable UUID id) {
-        return workers.find(id);
+        return directory.find(id);
     }
 
     @Operation(summary = "Soft-delete a worker", description = "Its POLLED jobs are failed with WORKER_DELETED "

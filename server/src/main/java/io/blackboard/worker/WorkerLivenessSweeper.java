@@ -2,13 +2,8 @@ package io.blackboard.worker;
 
 import io.blackboard.platform.Sweeper;
 import java.time.Duration;
-import java.util.List;
 import java.util.Map;
-import java.util.UUID;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Component;
-import org.springframework.transaction.support.TransactionTemplate;
 
 /**
  * Moves silent workers down the cascade of seed 000: ONLINE -> UNREACHABLE -> OFFLINE (their
@@ -17,8 +12,6 @@ import org.springframework.transaction.support.TransactionTemplate;
  */
 @Component
 class WorkerLivenessSweeper implements Sweeper {
-
-    private static final Logger log = LoggerFactory.getLogger(WorkerLivenessSweeper.class);
 
     record Result(long offline, long jobsTakenBack, long unreachable, long deleted) implements Sweeper.Pass {
 
@@ -29,22 +22,12 @@ class WorkerLivenessSweeper implements Sweeper {
         }
     }
 
-    private record Batch(int workers, int jobs) {
-    }
-
-    private final WorkerStore store;
     private final WorkerService workers;
-    private final HeldJobs heldJobs;
     private final WorkerProperties properties;
-    private final TransactionTemplate tx;
 
-    WorkerLivenessSweeper(WorkerStore store, WorkerService workers, HeldJobs heldJobs, WorkerProperties properties,
-            TransactionTemplate tx) {
-        this.store = store;
+    WorkerLivenessSweeper(WorkerService workers, WorkerProperties properties) {
         this.workers = workers;
-        this.heldJobs = heldJobs;
         this.properties = properties;
-        this.tx = tx;
     }
 
     @Override
@@ -61,29 +44,15 @@ class WorkerLivenessSweeper implements Sweeper {
     public Result runOnce() {
         int offline = 0;
         int jobs = 0;
-        Batch batch;
+        WorkerService.Offline batch;
         do {
-            batch = tx.execute(status -> markOfflineBatch());
+            batch = workers.markSilentOffline();
             offline += batch.workers();
             jobs += batch.jobs();
         } while (batch.workers() == WorkerService.BATCH);
-        List<UUID> unreachable = tx.execute(status -> store.markUnreachable(properties.unreachableThreshold()));
-        if (!unreachable.isEmpty()) {
-            log.warn("Workers UNREACHABLE (no ping for {}; they keep their jobs): {}",
-                    properties.unreachableThreshold(), unreachable);
-        }
-        // deleteOffline logs the deletions; HeldJobs logs each job it took
+        int unreachable = workers.markSilentUnreachable();
+        // each step logs what it changed; HeldJobs logs each job it took
         int deleted = workers.deleteOffline(properties.offlineDeleteThreshold());
-        return new Result(offline, jobs, unreachable.size(), deleted);
-    }
-
-    private Batch markOfflineBatch() {
-        List<UUID> ids = store.markOffline(properties.offlineThreshold(), WorkerService.BATCH);
-        int jobs = ids.isEmpty() ? 0 : heldJobs.takeFrom(ids, WorkerLoss.WORKER_OFFLINE);
-        if (!ids.isEmpty()) {
-            log.warn("Workers OFFLINE (no ping for {}; {} held jobs taken back): {}", properties.offlineThreshold(),
-                    jobs, ids);
-        }
-        return new Batch(ids.size(), jobs);
+        return new Result(offline, jobs, unreachable, deleted);
     }
 }

@@ -4,8 +4,6 @@ import io.blackboard.platform.Ids;
 import io.blackboard.platform.ServerVersion;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
-import java.util.Set;
 import java.util.UUID;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -13,20 +11,19 @@ import org.springframework.lang.Nullable;
 import org.springframework.stereotype.Service;
 import org.springframework.transaction.annotation.Transactional;
 import org.springframework.transaction.support.TransactionTemplate;
-import tools.jackson.core.type.TypeReference;
 import tools.jackson.databind.json.JsonMapper;
 
-/** The worker registry: registration, heartbeats, shutdown and deletion. */
+/** The worker registry's changes: registration, heartbeats, directives, going OFFLINE and deletion. */
 @Service
-public class WorkerService {
+class WorkerService {
 
     /** Rows a bulk transition changes per transaction. */
     static final int BATCH = 500;
 
     private static final Logger log = LoggerFactory.getLogger(WorkerService.class);
-    private static final TypeReference<Map<String, String>> LABELS = new TypeReference<>() { };
 
     private final WorkerStore store;
+    private final WorkerDirectory directory;
     private final HeldJobs heldJobs;
     private final WorkerProperties properties;
     private final JsonMapper json;
@@ -34,13 +31,14 @@ public class WorkerService {
     private final WorkerCredentials credentials;
     private final ServerVersion server;
 
-    WorkerService(WorkerStore store, HeldJobs heldJobs, WorkerProperties properties,
+    WorkerService(WorkerStore store, WorkerDirectory directory, HeldJobs heldJobs, WorkerProperties properties,
             JsonMapper json, TransactionTemplate tx, WorkerCredentials credentials,
             ServerVersion server) {
         this.server = server;
         this.tx = tx;
         this.credentials = credentials;
         this.store = store;
+        this.directory = directory;
         this.heldJobs = heldJobs;
         this.properties = properties;
         this.json = json;
@@ -54,7 +52,7 @@ public class WorkerService {
         store.insert(id, request, json.writeValueAsString(request.labelsOrEmpty()), credentials.hash());
         log.info("Worker {} registered as {} ({}@{}, {} {})", id, request.name(), request.pid(), request.hostname(),
                 request.sdkName(), request.sdkVersion());
-        return new RegisteredWorker(find(id), credentials.token(), server.version(), ServerVersion.API_VERSION,
+        return new RegisteredWorker(directory.find(id), credentials.token(), server.version(), ServerVersion.API_VERSION,
                 properties.pingInterval().toMillis(), heldJobs.orphanGrace().toMillis(), ServerVersion.MAX_POLL_WAIT_MS);
     }
 
@@ -88,9 +86,9 @@ public class WorkerService {
         if (!store.goOffline(id)) {
             throw new WorkerNotFound(id);
         }
-        int failed = heldJobs.takeFrom(List.of(id), WorkerLoss.WORKER_OFFLINE);
+        int failed = tookOffline(List.of(id), WorkerLoss.WORKER_OFFLINE);
         log.info("Worker {} unregistered; {} held jobs taken back", id, failed);
-        return find(id);
+        return directory.find(id);
     }
 
     @Transactional
@@ -102,8 +100,48 @@ public class WorkerService {
             throw new WorkerNotFound(id);
         }
         credentials.forget(id);
-        int failed = heldJobs.takeFrom(List.of(id), WorkerLoss.WORKER_DELETED);
+        int failed = tookOffline(List.of(id), WorkerLoss.WORKER_DELETED);
         log.info("Worker {} deleted; {} held jobs taken back", id, failed);
+    }
+
+    /** What silence did in one batch: workers made OFFLINE, and the jobs taken back from them. */
+    record Offline(int workers, int jobs) {
+    }
+
+    /**
+     * Makes OFFLINE a bounded batch ({@link #BATCH}) of workers silent past the offline
+     * threshold, in one transaction with taking back their jobs; the liveness sweeper calls it
+     * until a batch comes back short.
+     */
+    Offline markSilentOffline() {
+        return tx.execute(status -> {
+            List<UUID> ids = store.markOffline(properties.offlineThreshold(), BATCH);
+            int jobs = tookOffline(ids, WorkerLoss.WORKER_OFFLINE);
+            if (!ids.isEmpty()) {
+                log.warn("Workers OFFLINE (no ping for {}; {} held jobs taken back): {}",
+                        properties.offlineThreshold(), jobs, ids);
+            }
+            return new Offline(ids.size(), jobs);
+        });
+    }
+
+    /** Marks UNREACHABLE the ONLINE workers silent past that threshold; they keep their jobs. */
+    int markSilentUnreachable() {
+        List<UUID> ids = tx.execute(status -> store.markUnreachable(properties.unreachableThreshold()));
+        if (!ids.isEmpty()) {
+            log.warn("Workers UNREACHABLE (no ping for {}; they keep their jobs): {}",
+                    properties.unreachableThreshold(), ids);
+        }
+        return ids.size();
+    }
+
+    /**
+     * What follows every way a worker goes OFFLINE ({@link WorkerStore#WORKER_GO_OFFLINE},
+     * {@link WorkerStore#WORKER_SOFT_DELETE}, {@link WorkerStore#WORKER_MARK_OFFLINE}), inside
+     * its transaction: the jobs it held are failed or re-queued. Answers how many.
+     */
+    private int tookOffline(List<UUID> ids, WorkerLoss loss) {
+        return ids.isEmpty() ? 0 : heldJobs.takeFrom(ids, loss);
     }
 
     /** Sets the directive; when it stops the worker taking jobs, warns of work left with no one to run it. */
@@ -114,7 +152,7 @@ public class WorkerService {
         }
         List<String> warnings = directive == Directive.RUN ? List.of() : store.strandedBlocks(id);
         log.info("Worker {} directed to {}{}", id, directive, warnings.isEmpty() ? "" : "; " + warnings);
-        return new DirectiveReply(id, directive, find(id).state(), warnings);
+        return new DirectiveReply(id, directive, directory.find(id).state(), warnings);
     }
 
     /**
@@ -132,48 +170,5 @@ public class WorkerService {
             log.info("Soft-deleted {} workers OFFLINE for at least {}", deleted, offlineFor);
         }
         return deleted;
-    }
-
-    /** Throws {@link WorkerNotFound} unless the worker is registered and not deleted. */
-    @Transactional(readOnly = true)
-    public void requireRegistered(UUID id) {
-        if (!store.live(id).orElse(false)) {
-            throw new WorkerNotFound(id);
-        }
-    }
-
-    /** Throws {@link WorkerNotFound} unless the worker was ever registered (deleted ones count). */
-    @Transactional(readOnly = true)
-    public void requireKnown(UUID id) {
-        if (store.live(id).isEmpty()) {
-            throw new WorkerNotFound(id);
-        }
-    }
-
-    @Transactional(readOnly = true)
-    WorkerView find(UUID id) {
-        Set<UUID> deaf = store.deaf(id, properties.deafAfter());
-        return store.find(id).map(row -> view(row, deaf)).orElseThrow(() -> new WorkerNotFound(id));
-    }
-
-    /** Workers in registration order, deleted ones only when asked, optionally of one state. */
-    @Transactional(readOnly = true)
-    public List<WorkerView> list(boolean includeDeleted, @Nullable WorkerState state) {
-        List<WorkerRow> found = store.list(includeDeleted, state);
-        Set<UUID> deaf = store.deaf(null, properties.deafAfter());
-        return found.stream().map(row -> view(row, deaf)).toList();
-    }
-
-    /** Live workers by state, and the deaf ones among them. */
-    @Transactional(readOnly = true)
-    public WorkerCensus census() {
-        return new WorkerCensus(store.countByState(), store.deaf(null, properties.deafAfter()).size());
-    }
-
-    private WorkerView view(WorkerRow row, Set<UUID> deaf) {
-        return new WorkerView(row.id(), row.name(), row.hostname(), row.ip(), row.pid(), row.version(),
-                row.sdkName(), row.sdkVersion(), json.readValue(row.labels(), LABELS), row.concurrency(), row.state(), row.directive(),
-                row.registeredAt(), row.lastSeenAt(), row.stateChangedAt(), row.lastPolledAt(), row.deletedAt(),
-                row.heldJobs(), deaf.contains(row.id()));
     }
 }

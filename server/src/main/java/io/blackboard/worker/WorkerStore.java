@@ -56,22 +56,25 @@ class WorkerStore {
                 """.formatted(from);
     }
 
+    /**
+     * Going OFFLINE, written once for the three ways a worker goes (unregister, delete, silence):
+     * the state, and since when (kept if it already was). The caller takes back its held jobs in
+     * the same transaction ({@link WorkerService}).
+     */
+    private static final String SET_OFFLINE =
+            "state_changed_at = case when state = 'OFFLINE' then state_changed_at else now() end, state = 'OFFLINE'";
+
     static final String WORKER_GO_OFFLINE = """
-            update worker
-               set state_changed_at = case when state = 'OFFLINE' then state_changed_at else now() end,
-                   state = 'OFFLINE'
+            update worker set %s
              where id = :id and deleted_at is null
             returning id
-            """;
+            """.formatted(SET_OFFLINE);
 
     static final String WORKER_SOFT_DELETE = """
-            update worker
-               set state_changed_at = case when state = 'OFFLINE' then state_changed_at else now() end,
-                   state = 'OFFLINE',
-                   deleted_at = now()
+            update worker set %s, deleted_at = now()
              where id = :id and deleted_at is null
             returning id
-            """;
+            """.formatted(SET_OFFLINE);
 
     static final String WORKER_SET_DIRECTIVE = """
             update worker set directive = :directive
@@ -106,14 +109,13 @@ class WorkerStore {
                  order by last_seen_at
                  limit :batch
                    for update skip locked)
-            update worker w
-               set state = 'OFFLINE', state_changed_at = now()
+            update worker w set %s
               from due
              where w.id = due.id
                and w.deleted_at is null and w.state <> 'OFFLINE'
                and w.last_seen_at < now() - :thresholdMs * interval '1 millisecond'
             returning w.id
-            """;
+            """.formatted(SET_OFFLINE);
 
     /**
      * Silent past the unreachable threshold. Rows another replica's sweep has locked are

@@ -15,7 +15,7 @@ import org.springframework.beans.factory.annotation.Autowired;
 class DeafWorkerTest extends IntegrationTest {
 
     @Autowired
-    WorkerService workers;
+    WorkerDirectory workers;
 
     UUID worker;
     UUID echo;
