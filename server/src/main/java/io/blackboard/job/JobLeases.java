@@ -48,9 +48,7 @@ class JobLeases implements HeldJobs {
         JobLeaseStore.Failed batch;
         do {
             batch = store.failHeldBy(workerIds, reason.name(), message, BATCH);
-            signals.pendingAgain(batch.requeuedBlocks());
-            metrics.takenBack(failure, batch);
-            batch.log(log, failure);
+            tookBack(failure, batch);
             total += batch.total();
         } while (batch.total() == BATCH);
         return total;
@@ -76,6 +74,20 @@ class JobLeases implements HeldJobs {
             signals.pendingAgain(released);
         }
         return List.copyOf(stop);
+    }
+
+    /**
+     * What follows taking jobs back from their holder, whoever took them (a lost worker here, the
+     * stuck-job sweeper): wake-ups for re-queued jobs and for the result feed, the counters, and a
+     * log line per job. After the taking transaction commits, where there is one.
+     */
+    void tookBack(FailureReason reason, JobLeaseStore.Failed batch) {
+        signals.pendingAgain(batch.requeuedBlocks());
+        if (batch.failed() > 0) {
+            signals.pushed();
+        }
+        metrics.takenBack(reason, batch);
+        batch.log(log, reason);
     }
 
     @Override

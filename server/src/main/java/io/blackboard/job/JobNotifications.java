@@ -16,6 +16,7 @@ import java.util.UUID;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.postgresql.PGConnection;
 import org.postgresql.PGNotification;
 import org.slf4j.Logger;
@@ -27,16 +28,20 @@ import tools.jackson.core.type.TypeReference;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * Carries "jobs became PENDING" between replicas with PostgreSQL LISTEN/NOTIFY, each on a
- * dedicated connection outside the pool. Sending is asynchronous and coalesced, so no
- * enqueue transaction waits for a NOTIFY. The listener reconnects by itself after its
- * connection dies and then wakes every parked poll, since notifications may have been lost
- * meanwhile; parked polls also re-check periodically, so a lost notification costs latency only.
+ * Carries "jobs became PENDING" (channel {@value #CHANNEL}) and "jobs became PUSHED" (channel
+ * {@value #PUSHED_CHANNEL}, for result-feed readers) between replicas with PostgreSQL
+ * LISTEN/NOTIFY, each on a dedicated connection outside the pool. Sending is asynchronous and
+ * coalesced, so no transaction waits for a NOTIFY. The listener reconnects by itself after its
+ * connection dies and then wakes every parked poll and feed reader, since notifications may have
+ * been lost meanwhile; both also re-check periodically, so a lost notification costs latency only.
  */
 @Component
 class JobNotifications implements SmartLifecycle {
 
     static final String CHANNEL = "blackboard_jobs";
+    static final String PUSHED_CHANNEL = "blackboard_results";
+    /** Stands in the outbox for "jobs became PUSHED"; at most one is queued at a time. */
+    private static final JobSignals.Signal PUSHED = new JobSignals.Signal(new UUID(0, 0), null, 0);
     private static final Logger log = LoggerFactory.getLogger(JobNotifications.class);
     private static final int MAX_PAYLOAD = 7000;
     private static final TypeReference<Message> MESSAGE = new TypeReference<>() { };
@@ -47,17 +52,20 @@ class JobNotifications implements SmartLifecycle {
 
     private final JdbcConnectionDetails database;
     private final PollWaiters waiters;
+    private final ResultWaiters readers;
     private final JsonMapper json;
     private final String origin = UUID.randomUUID().toString();
     private final BlockingQueue<JobSignals.Signal> outbox = new LinkedBlockingQueue<>(100_000);
+    private final AtomicBoolean pushedQueued = new AtomicBoolean();
     private volatile boolean running;
     private volatile int listenerBackendPid;
     private Thread sender;
     private Thread listener;
 
-    JobNotifications(JdbcConnectionDetails database, PollWaiters waiters, JsonMapper json) {
+    JobNotifications(JdbcConnectionDetails database, PollWaiters waiters, ResultWaiters readers, JsonMapper json) {
         this.database = database;
         this.waiters = waiters;
+        this.readers = readers;
         this.json = json;
     }
 
@@ -67,6 +75,13 @@ class JobNotifications implements SmartLifecycle {
                 log.warn("Notification outbox full; parked polls on other replicas will find the jobs on re-check");
                 return;
             }
+        }
+    }
+
+    /** Tells the other replicas' feed readers that jobs became PUSHED; one NOTIFY per send, however many. */
+    void sendPushed() {
+        if (pushedQueued.compareAndSet(false, true) && !outbox.offer(PUSHED)) {
+            pushedQueued.set(false);
         }
     }
 
@@ -105,15 +120,18 @@ class JobNotifications implements SmartLifecycle {
                 List<JobSignals.Signal> batch = new ArrayList<>();
                 batch.add(first);
                 outbox.drainTo(batch);
+                boolean pushed = batch.removeIf(signal -> signal == PUSHED);
+                if (pushed) {
+                    pushedQueued.set(false); // pushes from now on queue another notification
+                }
                 if (connection == null || connection.isClosed()) {
                     connection = connect("blackboard-notify");
                 }
                 for (String payload : payloads(coalesce(batch))) {
-                    try (PreparedStatement notify = connection.prepareStatement("select pg_notify(?, ?)")) {
-                        notify.setString(1, CHANNEL);
-                        notify.setString(2, payload);
-                        notify.execute();
-                    }
+                    notify(connection, CHANNEL, payload);
+                }
+                if (pushed) {
+                    notify(connection, PUSHED_CHANNEL, origin);
                 }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
@@ -128,12 +146,21 @@ class JobNotifications implements SmartLifecycle {
         close(connection);
     }
 
+    private static void notify(Connection connection, String channel, String payload) throws SQLException {
+        try (PreparedStatement notify = connection.prepareStatement("select pg_notify(?, ?)")) {
+            notify.setString(1, channel);
+            notify.setString(2, payload);
+            notify.execute();
+        }
+    }
+
     private void listenLoop() {
         long backoff = 100;
         while (running) {
             try (Connection connection = connect("blackboard-listener")) {
                 try (Statement statement = connection.createStatement()) {
                     statement.execute("listen " + CHANNEL);
+                    statement.execute("listen " + PUSHED_CHANNEL);
                     try (ResultSet pid = statement.executeQuery("select pg_backend_pid()")) {
                         pid.next();
                         listenerBackendPid = pid.getInt(1);
@@ -141,13 +168,20 @@ class JobNotifications implements SmartLifecycle {
                 }
                 log.info("Listening for job notifications (backend {})", listenerBackendPid);
                 waiters.wakeAll(); // whatever was sent while we were not listening
+                readers.wake();
                 backoff = 100;
                 PGConnection pg = connection.unwrap(PGConnection.class);
                 while (running) {
                     PGNotification[] received = pg.getNotifications(1000);
                     if (received != null) {
                         for (PGNotification notification : received) {
-                            deliver(notification.getParameter());
+                            if (PUSHED_CHANNEL.equals(notification.getName())) {
+                                if (!origin.equals(notification.getParameter())) {
+                                    readers.wake();
+                                }
+                            } else {
+                                deliver(notification.getParameter());
+                            }
                         }
                     }
                 }

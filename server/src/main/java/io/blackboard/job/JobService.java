@@ -195,6 +195,7 @@ class JobService {
     JobView cancel(UUID id) {
         if (store.cancel(id)) {
             metrics.cancelled();
+            signals.pushed();
             log.info("Job {} cancelled", id);
             return find(id);
         }

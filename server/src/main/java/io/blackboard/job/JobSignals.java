@@ -10,9 +10,9 @@ import org.springframework.transaction.support.TransactionSynchronization;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 
 /**
- * Tells parked polls that jobs became PENDING, once the transaction that made them commits:
- * in-process at once, and to the other replicas through {@link JobNotifications}, off the
- * transaction's path.
+ * Tells parked polls that jobs became PENDING, and waiting result-feed readers that jobs became
+ * PUSHED, once the transaction that made them commits: in-process at once, and to the other
+ * replicas through {@link JobNotifications}, off the transaction's path.
  */
 @Component
 class JobSignals {
@@ -22,29 +22,41 @@ class JobSignals {
     }
 
     private final PollWaiters waiters;
+    private final ResultWaiters readers;
     private final JobNotifications notifications;
 
-    JobSignals(PollWaiters waiters, JobNotifications notifications) {
+    JobSignals(PollWaiters waiters, ResultWaiters readers, JobNotifications notifications) {
         this.waiters = waiters;
+        this.readers = readers;
         this.notifications = notifications;
     }
 
     void pending(List<Signal> signals) {
-        if (signals.isEmpty()) {
-            return;
+        if (!signals.isEmpty()) {
+            afterCommit(() -> publish(signals));
         }
+    }
+
+    /** Jobs became PUSHED (pushed, failed on the server, or cancelled): the result feed has news. */
+    void pushed() {
+        afterCommit(() -> {
+            readers.wake();
+            notifications.sendPushed();
+        });
+    }
+
+    private static void afterCommit(Runnable action) {
         if (TransactionSynchronizationManager.isSynchronizationActive()) {
             TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization() {
                 @Override
                 public void afterCommit() {
-                    publish(signals);
+                    action.run();
                 }
             });
         } else {
-            publish(signals);
+            action.run();
         }
     }
-
 
     /** Jobs of these function blocks (one entry per job) went back to PENDING: re-queued or released. */
     void pendingAgain(List<UUID> functionBlockIds) {

@@ -93,6 +93,19 @@ class JobStore {
             """;
 
     /**
+     * Pushes after the cursor that {@link #JOB_RESULTS_AFTER} cannot show yet, since a transaction
+     * older than them is still open: a reader that found nothing re-checks soon rather than
+     * waiting for the next push's wake-up, which the one that lands them may never send.
+     */
+    static final String JOB_RESULTS_PENDING = """
+            select exists (
+                select 1 from job j
+                 where j.status = 'PUSHED'
+                   and (j.push_xid, j.push_seq) > (cast(:xid as xid8), :seq)
+                   and j.push_xid >= pg_snapshot_xmin(pg_current_snapshot()))
+            """;
+
+    /**
      * One batch of the retention reaper. The batch's jobs and events are found by their ids as an
      * array ({@code = any}), each an index probe, not by joining the batch: PostgreSQL's generic
      * plan for a join cannot know the batch is small (the limit is a parameter) and hashes or
@@ -239,6 +252,10 @@ class JobStore {
         return jdbc.sql(JOB_RESULTS_AFTER).param("xid", xid).param("seq", seq).param("limit", limit)
                 .query((rs, n) -> new FeedRow(JobRows.view(rs, n), rs.getString("push_xid"), rs.getLong("push_seq")))
                 .list();
+    }
+
+    boolean resultsPending(String xid, long seq) {
+        return jdbc.sql(JOB_RESULTS_PENDING).param("xid", xid).param("seq", seq).query(Boolean.class).single();
     }
 
     /** One batch of the retention reaper: how many jobs it deleted, and how long ago the oldest was pushed. */

@@ -31,9 +31,11 @@ class PushService {
     private final WorkerDirectory workers;
     private final Schemas schemas;
     private final JobMetrics metrics;
+    private final JobSignals signals;
 
     PushService(PushStore store, JobStore jobs, JsonMapper json, WorkerDirectory workers, Schemas schemas,
-            JobMetrics metrics) {
+            JobMetrics metrics, JobSignals signals) {
+        this.signals = signals;
         this.store = store;
         this.jobs = jobs;
         this.json = json;
@@ -61,6 +63,7 @@ class PushService {
             }
         }
         if (landed.isPresent()) {
+            signals.pushed();
             return landed(landed.get());
         }
         workers.requireRegistered(push.workerId()); // a deleted worker is told so (404: register again)
@@ -109,6 +112,9 @@ class PushService {
             if (!valid.isEmpty()) {
                 pushed.putAll(store.pushBatch(workerId, batchRows(requests, valid, true)));
             }
+        }
+        if (!pushed.isEmpty()) {
+            signals.pushed();
         }
         if (pushed.size() + refused.size() < requests.size()) {
             workers.requireRegistered(workerId); // a deleted worker is told so (404), not 409 for each job

@@ -1,6 +1,7 @@
 package io.blackboard.job;
 
 import io.blackboard.platform.BadRequest;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.springframework.stereotype.Service;
@@ -8,41 +9,57 @@ import org.springframework.transaction.support.TransactionTemplate;
 
 /**
  * {@code GET /blackboard/results}: PUSHED jobs in push order after a cursor. The cursor is
- * {@code <push transaction id>-<push sequence>}; {@code 0-0} is the beginning.
+ * {@code <push transaction id>-<push sequence>}; {@code 0-0} is the beginning. A reader that
+ * asks to wait holds no connection meanwhile: it waits for the wake-up of a push on any replica
+ * ({@link ResultWaiters}), re-checking on its own every {@code BLACKBOARD_POLL_RECHECK_MS}.
  */
 @Service
 class ResultFeed {
 
     static final String START = "0-0";
-    private static final long RECHECK_MS = 50;
+    /** How soon a reader re-reads when pushes after its cursor wait for an older transaction to end. */
+    private static final Duration PENDING_RECHECK = Duration.ofMillis(50);
 
     private final JobStore store;
     private final TransactionTemplate tx;
+    private final ResultWaiters waiters;
+    private final JobProperties properties;
 
-    ResultFeed(JobStore store, TransactionTemplate tx) {
+    ResultFeed(JobStore store, TransactionTemplate tx, ResultWaiters waiters, JobProperties properties) {
         this.store = store;
         this.tx = tx;
+        this.waiters = waiters;
+        this.properties = properties;
     }
 
-    /** Waits up to {@code waitMs} for a first result, re-reading without holding a connection. */
+    /** Waits up to {@code waitMs} for a first result, holding no connection while it waits. */
     ResultPage read(String after, int limit, int waitMs) throws InterruptedException {
         Position from = Position.parse(after);
         long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(waitMs);
         while (true) {
-            ResultPage page = tx.execute(status -> readOnce(from, limit));
+            long seen = waiters.generation(); // before the read: a push after it is never missed
+            Read read = tx.execute(status -> readOnce(from, limit, waitMs > 0));
             long left = until - System.nanoTime();
-            if (!page.results().isEmpty() || left <= 0) {
-                return page;
+            if (!read.page().results().isEmpty() || left <= 0 || !waiters.isOpen()) {
+                return read.page();
             }
-            Thread.sleep(Math.min(RECHECK_MS, TimeUnit.NANOSECONDS.toMillis(left) + 1));
+            Duration recheck = read.pending() ? PENDING_RECHECK : properties.pollRecheck();
+            waiters.awaitAfter(seen, Duration.ofNanos(Math.min(left, recheck.toNanos())));
         }
     }
 
-    private ResultPage readOnce(Position from, int limit) {
+    /** A page, and whether pushes after it wait to become readable ({@link JobStore#JOB_RESULTS_PENDING}). */
+    private record Read(ResultPage page, boolean pending) {
+    }
+
+    private Read readOnce(Position from, int limit, boolean waiting) {
         List<JobStore.FeedRow> rows = store.resultsAfter(from.xid(), from.seq(), limit);
-        String next = rows.isEmpty() ? from.text()
-                : rows.getLast().xid() + "-" + rows.getLast().seq();
-        return new ResultPage(rows.stream().map(JobStore.FeedRow::job).toList(), next);
+        if (rows.isEmpty()) {
+            boolean pending = waiting && store.resultsPending(from.xid(), from.seq());
+            return new Read(new ResultPage(List.of(), from.text()), pending);
+        }
+        String next = rows.getLast().xid() + "-" + rows.getLast().seq();
+        return new Read(new ResultPage(rows.stream().map(JobStore.FeedRow::job).toList(), next), false);
     }
 
     private record Position(String xid, long seq) {

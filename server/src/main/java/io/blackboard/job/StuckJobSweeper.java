@@ -29,16 +29,13 @@ class StuckJobSweeper implements Sweeper {
     private final JobLeaseStore store;
     private final JobProperties properties;
     private final TransactionTemplate tx;
-    private final JobSignals signals;
-    private final JobMetrics metrics;
+    private final JobLeases leases;
 
-    StuckJobSweeper(JobLeaseStore store, JobProperties properties, TransactionTemplate tx, JobSignals signals,
-            JobMetrics metrics) {
+    StuckJobSweeper(JobLeaseStore store, JobProperties properties, TransactionTemplate tx, JobLeases leases) {
         this.store = store;
         this.properties = properties;
         this.tx = tx;
-        this.signals = signals;
-        this.metrics = metrics;
+        this.leases = leases;
     }
 
     @Override
@@ -58,9 +55,7 @@ class StuckJobSweeper implements Sweeper {
         JobLeaseStore.Failed batch;
         do {
             batch = tx.execute(status -> store.failStuck(JobLeases.BATCH));
-            signals.pendingAgain(batch.requeuedBlocks());
-            metrics.takenBack(FailureReason.STUCK_TIMEOUT, batch);
-            batch.log(log, FailureReason.STUCK_TIMEOUT);
+            leases.tookBack(FailureReason.STUCK_TIMEOUT, batch);
             failed += batch.failed();
             requeued += batch.requeued();
         } while (batch.total() == JobLeases.BATCH);

@@ -25,8 +25,8 @@ import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.test.context.TestPropertySource;
 
 /**
- * Long polls, with the periodic re-check set to a minute: every wake-up seen here within
- * seconds came from a notification, in-process or through PostgreSQL.
+ * Long polls and waiting result-feed readers, with the periodic re-check set to a minute: every
+ * wake-up seen here within seconds came from a notification, in-process or through PostgreSQL.
  */
 @TestPropertySource(properties = "blackboard.job.poll-recheck=60000")
 class LongPollTest extends BlackboardTest {
@@ -35,6 +35,9 @@ class LongPollTest extends BlackboardTest {
 
     @Autowired
     PollWaiters waiters;
+
+    @Autowired
+    ResultWaiters readers;
 
     @Autowired
     JobNotifications notifications;
@@ -53,8 +56,10 @@ class LongPollTest extends BlackboardTest {
     void tearDown() {
         // answer every poll still parked, so none re-checks while the next test resets tables
         waiters.stop();
-        awaitTrue(() -> waiters.parked() == 0, "no parked polls");
+        readers.stop();
+        awaitTrue(() -> waiters.parked() == 0 && readers.waiting() == 0, "no parked polls or feed readers");
         waiters.start();
+        readers.start();
         pool.shutdownNow();
     }
 
@@ -215,6 +220,74 @@ class LongPollTest extends BlackboardTest {
         } finally {
             waiters.start();
         }
+    }
+
+    @Test
+    void aWaitingFeedReaderIsWokenWithinMillisecondsByAPush() throws Exception {
+        UUID job = createJob(echo, Map.of());
+        claim(worker, 1);
+        Future<Api.Response> reader = waitForResults();
+
+        push(job, worker, Map.of());
+        long pushed = System.nanoTime();
+
+        assertThat(ResultFeedTest.ids(reader.get(10, TimeUnit.SECONDS))).containsExactly(job);
+        assertThat(elapsedMs(pushed)).as("delivery latency").isLessThan(1_000);
+    }
+
+    @Test
+    void aWaitingFeedReaderIsWokenByAResultOnAnotherReplica() throws Exception {
+        Api second = new Api(startSecondReplica());
+        UUID job = createJob(echo, Map.of());
+        Future<Api.Response> reader = waitForResults();
+
+        assertThat(second.post("/blackboard/jobs/" + job + "/cancel", null).status()).isEqualTo(200);
+        long cancelled = System.nanoTime();
+
+        assertThat(ResultFeedTest.ids(reader.get(10, TimeUnit.SECONDS))).containsExactly(job);
+        assertThat(elapsedMs(cancelled)).as("delivery latency across replicas").isLessThan(2_000);
+    }
+
+    /**
+     * A result that lands while an older transaction is open is not readable until that one ends,
+     * which wakes no one: the reader that found it pending re-checks soon, not after a minute.
+     */
+    @Test
+    void aFeedReaderGetsAResultThatWaitedForAnOlderTransactionOnceItEnds() throws Exception {
+        UUID job = createJob(echo, Map.of());
+        Future<Api.Response> reader = waitForResults();
+        try (var older = dataSource.getConnection()) {
+            older.setAutoCommit(false);
+            older.createStatement().execute("select pg_current_xact_id()");
+            api.post("/blackboard/jobs/" + job + "/cancel", null);
+            Thread.sleep(300);
+            assertThat(reader).as("not readable while the older transaction is open").isNotDone();
+            older.commit();
+        }
+        long ended = System.nanoTime();
+
+        assertThat(ResultFeedTest.ids(reader.get(10, TimeUnit.SECONDS))).containsExactly(job);
+        assertThat(elapsedMs(ended)).isLessThan(2_000);
+    }
+
+    @Test
+    void onShutdownEveryWaitingFeedReaderIsAnsweredAtOnce() throws Exception {
+        Future<Api.Response> reader = waitForResults();
+        long start = System.nanoTime();
+        try {
+            readers.stop();
+            assertThat(ResultFeedTest.ids(reader.get(5, TimeUnit.SECONDS))).isEmpty();
+            assertThat(elapsedMs(start)).isLessThan(2_000);
+        } finally {
+            readers.start();
+        }
+    }
+
+    /** A feed reader at the beginning, waiting up to 20 s, once it waits. */
+    Future<Api.Response> waitForResults() {
+        Future<Api.Response> reader = pool.submit(() -> api.get("/blackboard/results?waitMs=20000"));
+        awaitTrue(() -> readers.waiting() == 1, "a waiting feed reader");
+        return reader;
     }
 
     Future<Api.Response> parkPoll(UUID workerId, int waitMs) {
