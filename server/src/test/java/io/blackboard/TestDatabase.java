@@ -1,6 +1,6 @@
 package io.blackboard;
 
-import io.blackboard.platform.FixedJdbcConnection;
+import io.blackboard.platform.embedded.FixedJdbcConnection;
 import org.springframework.boot.jdbc.autoconfigure.JdbcConnectionDetails;
 import org.springframework.boot.test.context.TestConfiguration;
 import org.springframework.context.annotation.Bean;

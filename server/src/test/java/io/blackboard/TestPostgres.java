@@ -1,6 +1,6 @@
 package io.blackboard;
 
-import io.blackboard.platform.EmbeddedPostgresServer;
+import io.blackboard.platform.embedded.EmbeddedPostgresServer;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;

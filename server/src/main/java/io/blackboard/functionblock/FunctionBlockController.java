@@ -1,6 +1,6 @@
 package io.blackboard.functionblock;
 
-import io.blackboard.platform.WorkerAccess;
+import io.blackboard.platform.security.WorkerAccess;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.media.Content;
 import io.swagger.v3.oas.annotations.media.ExampleObject;

@@ -1,6 +1,6 @@
 package io.blackboard.functionblock;
 
-import io.blackboard.platform.ApiException;
+import io.blackboard.platform.errors.ApiException;
 import java.util.UUID;
 import org.springframework.http.HttpStatus;
 

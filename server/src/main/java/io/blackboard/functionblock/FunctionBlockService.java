@@ -1,6 +1,6 @@
 package io.blackboard.functionblock;
 
-import io.blackboard.platform.Ids;
+import io.blackboard.platform.sql.Ids;
 import io.blackboard.worker.WorkerDirectory;
 import io.blackboard.worker.WorkerNotFound;
 import java.util.LinkedHashMap;

@@ -1,6 +1,6 @@
 package io.blackboard.functionblock;
 
-import io.blackboard.platform.SqlArrays;
+import io.blackboard.platform.sql.SqlArrays;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.OffsetDateTime;

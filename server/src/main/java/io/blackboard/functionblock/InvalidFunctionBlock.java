@@ -1,6 +1,6 @@
 package io.blackboard.functionblock;
 
-import io.blackboard.platform.ApiException;
+import io.blackboard.platform.errors.ApiException;
 import org.springframework.http.HttpStatus;
 
 /** A function block declaration that cannot be accepted (for example a schema that is not a schema). */

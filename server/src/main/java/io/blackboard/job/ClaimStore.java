@@ -1,6 +1,6 @@
 package io.blackboard.job;
 
-import io.blackboard.platform.SqlArrays;
+import io.blackboard.platform.sql.SqlArrays;
 import io.blackboard.worker.Directive;
 import io.blackboard.worker.WorkerState;
 import java.time.Duration;

@@ -1,6 +1,6 @@
 package io.blackboard.job;
 
-import io.blackboard.platform.BadRequest;
+import io.blackboard.platform.errors.BadRequest;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.time.OffsetDateTime;

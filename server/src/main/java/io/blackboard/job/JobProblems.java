@@ -1,6 +1,6 @@
 package io.blackboard.job;
 
-import io.blackboard.platform.ApiException;
+import io.blackboard.platform.errors.ApiException;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;

@@ -1,6 +1,6 @@
 package io.blackboard.job;
 
-import io.blackboard.platform.BadRequest;
+import io.blackboard.platform.errors.BadRequest;
 import jakarta.validation.ConstraintViolation;
 import jakarta.validation.Validator;
 import java.util.ArrayList;

@@ -1,8 +1,8 @@
 package io.blackboard.job;
 
 import io.blackboard.functionblock.Schemas;
-import io.blackboard.platform.BadRequest;
-import io.blackboard.platform.Ids;
+import io.blackboard.platform.errors.BadRequest;
+import io.blackboard.platform.sql.Ids;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;

@@ -1,6 +1,6 @@
 package io.blackboard.job;
 
-import io.blackboard.platform.BadRequest;
+import io.blackboard.platform.errors.BadRequest;
 import java.util.Set;
 
 /** A job's life on the blackboard (seed 001): PENDING -> POLLED -> PUSHED. */

@@ -1,6 +1,6 @@
 package io.blackboard.job;
 
-import io.blackboard.platform.SqlArrays;
+import io.blackboard.platform.sql.SqlArrays;
 import java.time.Duration;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;

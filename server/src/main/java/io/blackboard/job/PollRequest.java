@@ -1,6 +1,6 @@
 package io.blackboard.job;
 
-import io.blackboard.platform.ServerVersion;
+import io.blackboard.platform.web.ServerVersion;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
 import jakarta.validation.constraints.NotNull;

@@ -1,8 +1,8 @@
 package io.blackboard.job;
 
 import io.blackboard.functionblock.Schemas;
-import io.blackboard.platform.ApiException;
-import io.blackboard.platform.BadRequest;
+import io.blackboard.platform.errors.ApiException;
+import io.blackboard.platform.errors.BadRequest;
 import io.blackboard.worker.WorkerDirectory;
 import java.util.ArrayList;
 import java.util.HashMap;

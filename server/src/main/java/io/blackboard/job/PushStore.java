@@ -1,6 +1,6 @@
 package io.blackboard.job;
 
-import io.blackboard.platform.SqlArrays;
+import io.blackboard.platform.sql.SqlArrays;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.Map;

@@ -1,6 +1,6 @@
 package io.blackboard.job;
 
-import io.blackboard.platform.BadRequest;
+import io.blackboard.platform.errors.BadRequest;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;

@@ -1,6 +1,6 @@
 package io.blackboard.job;
 
-import io.blackboard.platform.Sweeper;
+import io.blackboard.platform.scheduling.Sweeper;
 import java.time.Duration;
 import java.util.Map;
 import org.slf4j.Logger;

@@ -1,6 +1,6 @@
 package io.blackboard.operator;
 
-import io.blackboard.platform.BadRequest;
+import io.blackboard.platform.errors.BadRequest;
 import io.blackboard.worker.WorkerDirectory;
 import io.blackboard.worker.WorkerState;
 import java.util.List;

@@ -1,7 +1,7 @@
 package io.blackboard.worker;
 
-import io.blackboard.platform.Tokens;
-import io.blackboard.platform.WorkerTokenVerifier;
+import io.blackboard.platform.security.Tokens;
+import io.blackboard.platform.security.WorkerTokenVerifier;
 import java.util.HexFormat;
 import java.util.Map;
 import java.util.Optional;

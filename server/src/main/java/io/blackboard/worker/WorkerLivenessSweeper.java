@@ -1,6 +1,6 @@
 package io.blackboard.worker;
 
-import io.blackboard.platform.Sweeper;
+import io.blackboard.platform.scheduling.Sweeper;
 import java.time.Duration;
 import java.util.Map;
 import org.springframework.stereotype.Component;

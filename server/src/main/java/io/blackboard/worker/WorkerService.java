@@ -1,7 +1,7 @@
 package io.blackboard.worker;
 
-import io.blackboard.platform.Ids;
-import io.blackboard.platform.ServerVersion;
+import io.blackboard.platform.sql.Ids;
+import io.blackboard.platform.web.ServerVersion;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;

@@ -21,7 +21,7 @@ public enum WorkerState {
                 return state;
             }
         }
-        throw new io.blackboard.platform.BadRequest(
+        throw new io.blackboard.platform.errors.BadRequest(
                 "Unknown worker state '" + value + "': expected ONLINE, UNREACHABLE or OFFLINE");
     }
 }

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.blackboard.Api;
 import io.blackboard.IntegrationTest;
-import io.blackboard.platform.Sweeper;
+import io.blackboard.platform.scheduling.Sweeper;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
