@@ -8,7 +8,6 @@ import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
-import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Component;
 
 /**
@@ -22,21 +21,17 @@ import org.springframework.stereotype.Component;
 @Component
 class WorkerCredentials implements WorkerTokenVerifier {
 
-    static final String WORKER_BY_TOKEN = """
-            select id from worker where token_hash = :hash
-            """;
-
     private static final long REMEMBER_NANOS = TimeUnit.SECONDS.toNanos(60);
     private static final int MAX_REMEMBERED = 100_000;
 
     private record Known(UUID workerId, long until) {
     }
 
-    private final JdbcClient jdbc;
+    private final WorkerStore store;
     private final Map<String, Known> known = new ConcurrentHashMap<>();
 
-    WorkerCredentials(JdbcClient jdbc) {
-        this.jdbc = jdbc;
+    WorkerCredentials(WorkerStore store) {
+        this.store = store;
     }
 
     /** A new token for a worker, and the hash to store with it. */
@@ -56,7 +51,7 @@ class WorkerCredentials implements WorkerTokenVerifier {
         if (remembered != null && System.nanoTime() - remembered.until() < 0) {
             return Optional.of(remembered.workerId());
         }
-        Optional<UUID> worker = jdbc.sql(WORKER_BY_TOKEN).param("hash", hash).query(UUID.class).optional();
+        Optional<UUID> worker = store.byTokenHash(hash);
         if (worker.isPresent()) {
             if (known.size() >= MAX_REMEMBERED) {
                 known.clear();

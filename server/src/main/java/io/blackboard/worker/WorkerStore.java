@@ -202,6 +202,9 @@ class WorkerStore {
              order by w.registered_at, w.id
             """;
 
+    /** The worker a token was issued to, deleted or not, by the token's SHA-256 (the only form stored). */
+    static final String WORKER_BY_TOKEN = "select id from worker where token_hash = :hash";
+
     /** Whether the worker is live (true), deleted (false) or was never registered (no row). */
     static final String WORKER_LIVE = "select deleted_at is null from worker where id = :id";
 
@@ -298,6 +301,10 @@ class WorkerStore {
     List<WorkerRow> list(boolean includeDeleted, @Nullable WorkerState state) {
         return jdbc.sql(WORKER_LIST).param("includeDeleted", includeDeleted)
                 .param("state", state == null ? null : state.name()).query(WorkerStore::row).list();
+    }
+
+    Optional<UUID> byTokenHash(byte[] hash) {
+        return jdbc.sql(WORKER_BY_TOKEN).param("hash", hash).query(UUID.class).optional();
     }
 
     /** True: registered and live; false: deleted; empty: never registered. */

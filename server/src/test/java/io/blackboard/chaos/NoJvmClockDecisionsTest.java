@@ -28,7 +28,7 @@ class NoJvmClockDecisionsTest {
             reads = sources.filter(path -> path.toString().endsWith(".java"))
                     .flatMap(NoJvmClockDecisionsTest::wallClockReads).toList();
         }
-        assertThat(reads).containsExactly("src/main/java/io/blackboard/platform/Ids.java");
+        assertThat(reads).containsExactly("src/main/java/io/blackboard/platform/sql/Ids.java");
     }
 
     private static Stream<String> wallClockReads(Path source) {
