@@ -4,5 +4,5 @@ import java.time.OffsetDateTime;
 import java.util.UUID;
 
 /** One line of a job's audit trail. */
-record JobEvent(long id, String kind, int attempt, UUID workerId, String actor, String detail, OffsetDateTime at) {
+record JobEvent(long id, EventKind kind, int attempt, UUID workerId, String actor, String detail, OffsetDateTime at) {
 }

@@ -205,7 +205,7 @@ class JobStore {
 
     List<JobEvent> events(UUID id) {
         return jdbc.sql(JOB_EVENTS).param("id", id)
-                .query((rs, n) -> new JobEvent(rs.getLong("id"), rs.getString("kind"), rs.getInt("attempt"),
+                .query((rs, n) -> new JobEvent(rs.getLong("id"), EventKind.valueOf(rs.getString("kind")), rs.getInt("attempt"),
                         rs.getObject("worker_id", UUID.class), rs.getString("actor"), rs.getString("detail"),
                         rs.getObject("at", OffsetDateTime.class)))
                 .list();
