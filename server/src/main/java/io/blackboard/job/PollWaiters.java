@@ -22,7 +22,8 @@ import org.springframework.stereotype.Component;
  * The long polls parked on this replica, by function block, oldest first. A parked poll is a
  * virtual thread waiting on its own semaphore: no database connection, no platform thread.
  * New PENDING jobs wake at most as many matching polls as there are jobs. Bounded; on
- * shutdown every parked poll is answered at once.
+ * shutdown every parked poll, and every reader waiting on the result feed ({@link ResultWaiters}),
+ * is answered at once.
  */
 @Component
 class PollWaiters implements SmartLifecycle {
@@ -63,11 +64,13 @@ class PollWaiters implements SmartLifecycle {
     private final Map<UUID, Deque<Waiter>> byBlock = new HashMap<>();
     private final AtomicLong wakeups = new AtomicLong();
     private final JobProperties properties;
+    private final ResultWaiters readers;
     private int parked;
     private volatile boolean open = true;
 
-    PollWaiters(JobProperties properties) {
+    PollWaiters(JobProperties properties, ResultWaiters readers) {
         this.properties = properties;
+        this.readers = readers;
     }
 
     /** Parks a poll; empty when the bound is reached or the server is shutting down. */
@@ -168,6 +171,7 @@ class PollWaiters implements SmartLifecycle {
     @Override
     public void start() {
         open = true;
+        readers.open();
     }
 
     /** Runs before the web server's graceful shutdown: every parked poll answers now. */
@@ -175,6 +179,7 @@ class PollWaiters implements SmartLifecycle {
     public void stop() {
         open = false;
         wakeAll();
+        readers.close();
     }
 
     @Override

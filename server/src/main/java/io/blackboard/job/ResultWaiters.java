@@ -5,7 +5,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
-import org.springframework.context.SmartLifecycle;
 import org.springframework.stereotype.Component;
 
 /**
@@ -13,10 +12,11 @@ import org.springframework.stereotype.Component;
  * connection. {@link JobSignals} wakes them when jobs become PUSHED here, once the change
  * commits, and {@link JobNotifications} when they do on another replica: the wake-ups long
  * polls use. A counter of such moments ({@link #generation()}) makes a wake-up between a
- * reader's empty read and its wait impossible to miss. On shutdown every reader answers at once.
+ * reader's empty read and its wait impossible to miss. {@link PollWaiters} opens and closes it
+ * with the parked polls: on shutdown every reader answers at once.
  */
 @Component
-class ResultWaiters implements SmartLifecycle {
+class ResultWaiters {
 
     private final AtomicLong generation = new AtomicLong();
     private final AtomicInteger waiting = new AtomicInteger();
@@ -66,20 +66,13 @@ class ResultWaiters implements SmartLifecycle {
         return open;
     }
 
-    @Override
-    public void start() {
+    void open() {
         open = true;
     }
 
-    /** Runs before the web server's graceful shutdown: every waiting reader answers now. */
-    @Override
-    public void stop() {
+    /** Every waiting reader answers now; until {@link #open()}, none waits. */
+    void close() {
         open = false;
         wake();
-    }
-
-    @Override
-    public boolean isRunning() {
-        return open;
     }
 }
