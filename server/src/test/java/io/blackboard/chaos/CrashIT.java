@@ -2,14 +2,11 @@ package io.blackboard.chaos;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.blackboard.Api;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import java.util.concurrent.ThreadLocalRandom;
-import java.util.function.Supplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -20,51 +17,36 @@ import org.junit.jupiter.api.Test;
  */
 class CrashIT {
 
-    final ChaosDatabase database = ChaosDatabase.fromEnvironment();
-    final List<Replica> replicas = new ArrayList<>();
-    final List<SimWorker> workers = new ArrayList<>();
+    Cluster cluster;
 
     @BeforeEach
     void startReplicas() {
-        for (int i = 0; i < 3; i++) {
-            replicas.add(new Replica("crash-" + i, database, Map.of()).start());
-        }
-        database.reset();
+        cluster = new Cluster("crash", 3, Map.of());
     }
 
     @AfterEach
     void stop() throws Exception {
-        workers.forEach(SimWorker::crash);
-        for (Replica replica : replicas) {
-            replica.close();
-        }
-    }
-
-    Supplier<Api> anyLiveReplica() {
-        return () -> {
-            List<Replica> live = replicas.stream().filter(Replica::alive).toList();
-            return live.get(ThreadLocalRandom.current().nextInt(live.size())).api();
-        };
+        cluster.close();
     }
 
     @Test
     void killingReplicasAndAWorkerUnderLoadLosesNothing() throws Exception {
         // idempotent, so a job taken from a lost worker is re-queued rather than failed
         List<Map<String, Object>> blocks = List.of(Map.of("name", "backup", "version", "1", "idempotent", true));
+        List<SimWorker> workers = new ArrayList<>();
         for (int i = 0; i < 8; i++) {
-            workers.add(SimWorker.register(anyLiveReplica(), "w" + i, 6, blocks));
+            workers.add(cluster.worker("w" + i, 6, blocks));
         }
-        UUID backup = UUID.fromString(anyLiveReplica().get().as("test-engine").get("/function-blocks")
-                .at("/0/id").asString());
-        SimWorker doomed = SimWorker.register(anyLiveReplica(), "doomed", 20, blocks);
-        Engine engine = new Engine(anyLiveReplica());
+        UUID backup = cluster.block("backup");
+        SimWorker doomed = cluster.worker("doomed", 20, blocks);
+        Engine engine = new Engine(cluster.anyLiveReplica());
         engine.create(backup, 500, Map.of("maxAttempts", 5));
         assertThat(doomed.claimWithoutRunning(10) + doomed.claimWithoutRunning(10)).isEqualTo(20);
         doomed.crash(); // kill -9 of a worker holding 20 jobs
         workers.forEach(worker -> worker.start(4));
 
         Thread creator = Thread.ofVirtual().start(() -> engine.create(backup, 3_000, Map.of("maxAttempts", 5)));
-        Replica victim = replicas.get(1);
+        Replica victim = cluster.replicas.get(1);
         for (int round = 0; round < 3; round++) {
             Replica.sleep(2_000);
             victim.kill9();
@@ -73,14 +55,12 @@ class CrashIT {
         }
         creator.join();
         // the lost worker's heartbeat is long gone: let the liveness sweeper see it at once
-        database.jdbc().sql("update worker set last_seen_at = now() - interval '1 hour' where id = :id")
+        cluster.database.jdbc().sql("update worker set last_seen_at = now() - interval '1 hour' where id = :id")
                 .param("id", doomed.id).update();
 
-        Invariants invariants = new Invariants(database);
+        Invariants invariants = new Invariants(cluster.database);
         invariants.awaitDrained(engine.created, Duration.ofMinutes(5));
-        for (SimWorker worker : workers) {
-            worker.stop();
-        }
+        cluster.stopWorkers();
         invariants.check(engine.created, workers);
         assertThat(engine.created).hasSize(3_500);
         assertThat(invariants.count("select count(*) from job where outcome = 'SUCCESS'")).isEqualTo(3_500);
