@@ -27,10 +27,10 @@ class WorkerCredentials implements WorkerTokenVerifier {
     private record Known(UUID workerId, long until) {
     }
 
-    private final WorkerStore store;
+    private final WorkerDirectoryStore store;
     private final Map<String, Known> known = new ConcurrentHashMap<>();
 
-    WorkerCredentials(WorkerStore store) {
+    WorkerCredentials(WorkerDirectoryStore store) {
         this.store = store;
     }
 

@@ -19,11 +19,11 @@ public class WorkerDirectory {
 
     private static final TypeReference<Map<String, String>> LABELS = new TypeReference<>() { };
 
-    private final WorkerStore store;
+    private final WorkerDirectoryStore store;
     private final WorkerProperties properties;
     private final JsonMapper json;
 
-    WorkerDirectory(WorkerStore store, WorkerProperties properties, JsonMapper json) {
+    WorkerDirectory(WorkerDirectoryStore store, WorkerProperties properties, JsonMapper json) {
         this.store = store;
         this.properties = properties;
         this.json = json;

@@ -94,10 +94,8 @@ class WorkerService {
     @Transactional
     void delete(UUID id) {
         if (!store.softDelete(id)) {
-            if (store.live(id).isPresent()) {
-                return; // already deleted: deleting again changes nothing
-            }
-            throw new WorkerNotFound(id);
+            directory.requireKnown(id); // already deleted: deleting again changes nothing
+            return;
         }
         credentials.forget(id);
         int failed = tookOffline(List.of(id), WorkerLoss.WORKER_DELETED);
