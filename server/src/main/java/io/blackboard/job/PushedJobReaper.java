@@ -51,10 +51,10 @@ class PushedJobReaper implements Sweeper {
         boolean pause(long nanos);
     }
 
-    private final JobStore store;
+    private final ResultStore store;
     private final JobProperties properties;
 
-    PushedJobReaper(JobStore store, JobProperties properties) {
+    PushedJobReaper(ResultStore store, JobProperties properties) {
         this.store = store;
         this.properties = properties;
     }
@@ -81,7 +81,7 @@ class PushedJobReaper implements Sweeper {
         int deleted = 0;
         while (true) {
             long started = System.nanoTime();
-            JobStore.Reaped reaped = store.deleteExpired(properties.jobRetention(), batch);
+            ResultStore.Reaped reaped = store.deleteExpired(properties.jobRetention(), batch);
             deleted += reaped.deleted();
             if (reaped.deleted() < batch) {
                 break;

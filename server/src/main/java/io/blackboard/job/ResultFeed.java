@@ -20,12 +20,12 @@ class ResultFeed {
     /** How soon a reader re-reads when pushes after its cursor wait for an older transaction to end. */
     private static final Duration PENDING_RECHECK = Duration.ofMillis(50);
 
-    private final JobStore store;
+    private final ResultStore store;
     private final TransactionTemplate tx;
     private final ResultWaiters waiters;
     private final JobProperties properties;
 
-    ResultFeed(JobStore store, TransactionTemplate tx, ResultWaiters waiters, JobProperties properties) {
+    ResultFeed(ResultStore store, TransactionTemplate tx, ResultWaiters waiters, JobProperties properties) {
         this.store = store;
         this.tx = tx;
         this.waiters = waiters;
@@ -48,18 +48,18 @@ class ResultFeed {
         }
     }
 
-    /** A page, and whether pushes after it wait to become readable ({@link JobStore#JOB_RESULTS_PENDING}). */
+    /** A page, and whether pushes after it wait to become readable ({@link ResultStore#JOB_RESULTS_PENDING}). */
     private record Read(ResultPage page, boolean pending) {
     }
 
     private Read readOnce(Position from, int limit, boolean waiting) {
-        List<JobStore.FeedRow> rows = store.resultsAfter(from.xid(), from.seq(), limit);
+        List<ResultStore.FeedRow> rows = store.resultsAfter(from.xid(), from.seq(), limit);
         if (rows.isEmpty()) {
             boolean pending = waiting && store.resultsPending(from.xid(), from.seq());
             return new Read(new ResultPage(List.of(), from.text()), pending);
         }
         String next = rows.getLast().xid() + "-" + rows.getLast().seq();
-        return new Read(new ResultPage(rows.stream().map(JobStore.FeedRow::job).toList(), next), false);
+        return new Read(new ResultPage(rows.stream().map(ResultStore.FeedRow::job).toList(), next), false);
     }
 
     private record Position(String xid, long seq) {

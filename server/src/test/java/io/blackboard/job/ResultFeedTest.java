@@ -194,7 +194,7 @@ class ResultFeedTest extends BlackboardTest {
                 insert into job_event (job_id, kind, attempt, worker_id, actor)
                 select id, k, 1, worker_id, 'worker' from job, unnest(array['CREATED', 'CLAIMED', 'PUSHED']) k
                 """).update();
-        String generic = JobStore.JOB_DELETE_EXPIRED.replace(":retentionMs", "$1").replace(":batch", "$2");
+        String generic = ResultStore.JOB_DELETE_EXPIRED.replace(":retentionMs", "$1").replace(":batch", "$2");
         String plan;
         try (Connection connection = dataSource.getConnection(); Statement statement = connection.createStatement()) {
             statement.execute("analyze job, job_event");
