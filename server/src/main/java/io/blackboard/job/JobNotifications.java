@@ -3,9 +3,7 @@ package io.blackboard.job;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -17,23 +15,19 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import org.postgresql.PGConnection;
-import org.postgresql.PGNotification;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.boot.jdbc.autoconfigure.JdbcConnectionDetails;
 import org.springframework.context.SmartLifecycle;
 import org.springframework.stereotype.Component;
-import tools.jackson.core.type.TypeReference;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * Carries "jobs became PENDING" (channel {@value #CHANNEL}) and "jobs became PUSHED" (channel
+ * Sends, and through {@link JobNotificationListener} receives, "jobs became PENDING" (channel {@value #CHANNEL}) and "jobs became PUSHED" (channel
  * {@value #PUSHED_CHANNEL}, for result-feed readers) between replicas with PostgreSQL
  * LISTEN/NOTIFY, each on a dedicated connection outside the pool. Sending is asynchronous and
- * coalesced, so no transaction waits for a NOTIFY. The listener reconnects by itself after its
- * connection dies and then wakes every parked poll and feed reader, since notifications may have
- * been lost meanwhile; both also re-check periodically, so a lost notification costs latency only.
+ * coalesced, so no transaction waits for a NOTIFY. A lost notification costs latency only: parked
+ * polls and feed readers also re-check periodically.
  */
 @Component
 class JobNotifications implements SmartLifecycle {
@@ -44,29 +38,25 @@ class JobNotifications implements SmartLifecycle {
     private static final JobSignals.Signal PUSHED = new JobSignals.Signal(new UUID(0, 0), null, 0);
     private static final Logger log = LoggerFactory.getLogger(JobNotifications.class);
     private static final int MAX_PAYLOAD = 7000;
-    private static final TypeReference<Message> MESSAGE = new TypeReference<>() { };
 
     /** What travels in one NOTIFY: the sending replica and its signals. */
     record Message(String origin, List<JobSignals.Signal> signals) {
     }
 
     private final JdbcConnectionDetails database;
-    private final PollWaiters waiters;
-    private final ResultWaiters readers;
     private final JsonMapper json;
     private final String origin = UUID.randomUUID().toString();
     private final BlockingQueue<JobSignals.Signal> outbox = new LinkedBlockingQueue<>(100_000);
     private final AtomicBoolean pushedQueued = new AtomicBoolean();
+    private final JobNotificationListener listener;
     private volatile boolean running;
-    private volatile int listenerBackendPid;
     private Thread sender;
-    private Thread listener;
+    private Thread listening;
 
     JobNotifications(JdbcConnectionDetails database, PollWaiters waiters, ResultWaiters readers, JsonMapper json) {
         this.database = database;
-        this.waiters = waiters;
-        this.readers = readers;
         this.json = json;
+        this.listener = new JobNotificationListener(database, waiters, readers, json, origin);
     }
 
     void send(List<JobSignals.Signal> signals) {
@@ -87,21 +77,23 @@ class JobNotifications implements SmartLifecycle {
 
     /** The backend pid of the LISTEN connection (0 while disconnected), for operators and tests. */
     int listenerBackendPid() {
-        return listenerBackendPid;
+        return listener.backendPid();
     }
 
     @Override
     public void start() {
         running = true;
         sender = Thread.ofVirtual().name("notify-sender").start(this::sendLoop);
-        listener = Thread.ofVirtual().name("notify-listener").start(this::listenLoop);
+        listener.start();
+        listening = Thread.ofVirtual().name("notify-listener").start(listener::run);
     }
 
     @Override
     public void stop() {
         running = false;
+        listener.stop();
         sender.interrupt();
-        listener.interrupt();
+        listening.interrupt();
     }
 
     @Override
@@ -125,7 +117,7 @@ class JobNotifications implements SmartLifecycle {
                     pushedQueued.set(false); // pushes from now on queue another notification
                 }
                 if (connection == null || connection.isClosed()) {
-                    connection = connect("blackboard-notify");
+                    connection = connect(database, "blackboard-notify");
                 }
                 for (String payload : payloads(coalesce(batch))) {
                     notify(connection, CHANNEL, payload);
@@ -151,59 +143,6 @@ class JobNotifications implements SmartLifecycle {
             notify.setString(1, channel);
             notify.setString(2, payload);
             notify.execute();
-        }
-    }
-
-    private void listenLoop() {
-        long backoff = 100;
-        while (running) {
-            try (Connection connection = connect("blackboard-listener")) {
-                try (Statement statement = connection.createStatement()) {
-                    statement.execute("listen " + CHANNEL);
-                    statement.execute("listen " + PUSHED_CHANNEL);
-                    try (ResultSet pid = statement.executeQuery("select pg_backend_pid()")) {
-                        pid.next();
-                        listenerBackendPid = pid.getInt(1);
-                    }
-                }
-                log.info("Listening for job notifications (backend {})", listenerBackendPid);
-                waiters.wakeAll(); // whatever was sent while we were not listening
-                readers.wake();
-                backoff = 100;
-                PGConnection pg = connection.unwrap(PGConnection.class);
-                while (running) {
-                    PGNotification[] received = pg.getNotifications(1000);
-                    if (received != null) {
-                        for (PGNotification notification : received) {
-                            if (PUSHED_CHANNEL.equals(notification.getName())) {
-                                if (!origin.equals(notification.getParameter())) {
-                                    readers.wake();
-                                }
-                            } else {
-                                deliver(notification.getParameter());
-                            }
-                        }
-                    }
-                }
-            } catch (SQLException | RuntimeException e) {
-                listenerBackendPid = 0;
-                if (running) {
-                    log.warn("Job notification listener lost its connection ({}); reconnecting", e.toString());
-                    pause(backoff);
-                    backoff = Math.min(backoff * 2, 5000);
-                }
-            }
-        }
-    }
-
-    private void deliver(String payload) {
-        try {
-            Message message = json.readValue(payload, MESSAGE);
-            if (!origin.equals(message.origin())) {
-                message.signals().forEach(s -> waiters.wake(s.functionBlockId(), s.selector(), s.count()));
-            }
-        } catch (RuntimeException e) {
-            log.warn("Ignoring an unreadable job notification: {}", e.toString());
         }
     }
 
@@ -234,7 +173,7 @@ class JobNotifications implements SmartLifecycle {
         return payloads;
     }
 
-    private Connection connect(String applicationName) throws SQLException {
+    static Connection connect(JdbcConnectionDetails database, String applicationName) throws SQLException {
         Properties properties = new Properties();
         if (database.getUsername() != null) {
             properties.setProperty("user", database.getUsername());
@@ -250,7 +189,7 @@ class JobNotifications implements SmartLifecycle {
         return connection;
     }
 
-    private static void close(Connection connection) {
+    static void close(Connection connection) {
         if (connection != null) {
             try {
                 connection.close();
@@ -260,7 +199,7 @@ class JobNotifications implements SmartLifecycle {
         }
     }
 
-    private static void pause(long millis) {
+    static void pause(long millis) {
         try {
             Thread.sleep(millis);
         } catch (InterruptedException e) {
