@@ -62,6 +62,13 @@ abstract class BlackboardTest extends IntegrationTest {
         return response.body().valueStream().map(BlackboardTest::id).toList();
     }
 
+    /** A job of the block that {@link #worker} has claimed, the only one the poll found. */
+    protected UUID claimedJob(UUID functionBlockId) {
+        UUID job = createJob(functionBlockId, Map.of());
+        assertThat(claim(worker, 1)).containsExactly(job);
+        return job;
+    }
+
     protected Api.Response push(UUID jobId, UUID workerId, Map<String, Object> fields) {
         Map<String, Object> body = new HashMap<>(Map.of("jobId", jobId, "workerId", workerId, "status", "SUCCESS"));
         body.putAll(fields);

@@ -1,0 +1,128 @@
+package io.blackboard;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.Arrays;
+import java.util.HexFormat;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.stream.Collectors;
+import javax.sql.DataSource;
+import org.springframework.jdbc.core.namedparam.NamedParameterUtils;
+import org.springframework.jdbc.core.namedparam.ParsedSql;
+import org.springframework.jdbc.core.namedparam.SqlParameterSource;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * The plan PostgreSQL settles on for one of the stores' statements, to pin the index it must use.
+ * The statement is prepared with its named parameters as positional ones, as the server's JDBC
+ * driver prepares it on the server once it has run a few times, and explained as often as it
+ * takes PostgreSQL to choose between a plan for these values and a generic one (five custom plans
+ * first, then the generic one if it costs no more): the plan the server runs from then on. All in
+ * a transaction with sequential scans off: a test table is small and a scan of it cheap, and the
+ * index must be the plan's choice whatever the table's size.
+ */
+public record QueryPlan(JsonNode json) {
+
+    private static final JsonMapper JSON = JsonMapper.builder().build();
+
+    /** The plan the server settles on for {@code sql} (with named parameters, as in the stores) and these values. */
+    public static QueryPlan of(DataSource dataSource, String sql, SqlParameterSource params) throws SQLException {
+        ParsedSql parsed = NamedParameterUtils.parseSqlStatement(sql);
+        String prepared = positional(NamedParameterUtils.substituteNamedParameters(parsed, params));
+        String arguments = Arrays.stream(NamedParameterUtils.buildValueArray(parsed, params, null))
+                .map(QueryPlan::literal).collect(Collectors.joining(", "));
+        try (Connection connection = dataSource.getConnection(); Statement statement = connection.createStatement()) {
+            connection.setAutoCommit(false);
+            try {
+                statement.execute("set local enable_seqscan = off");
+                statement.execute("set local plan_cache_mode = auto");
+                statement.execute("prepare store_statement as " + prepared);
+                try {
+                    return settled(statement, "explain (format json) execute store_statement"
+                            + (arguments.isEmpty() ? "" : "(" + arguments + ")"));
+                } finally {
+                    connection.rollback(); // a prepared statement outlives its transaction
+                    statement.execute("deallocate store_statement");
+                }
+            } finally {
+                connection.rollback();
+                connection.setAutoCommit(true);
+            }
+        }
+    }
+
+    /** The plan of the sixth execution: PostgreSQL plans the first five for their values, then chooses. */
+    private static QueryPlan settled(Statement statement, String explain) throws SQLException {
+        String plan = null;
+        for (int execution = 1; execution <= 6; execution++) {
+            try (ResultSet rs = statement.executeQuery(explain)) {
+                rs.next();
+                plan = rs.getString(1);
+            }
+        }
+        return new QueryPlan(JSON.readTree(plan));
+    }
+
+    /** Fails unless the plan probes each of these indexes (see {@link #probes}) and reads no table whole. */
+    public void assertProbes(String... indexes) {
+        assertThat(probes()).as(this::toString).contains(indexes);
+        assertThat(seqScans()).as(this::toString).isEmpty();
+    }
+
+    /** Fails unless the plan reads each of these indexes, probed or walked in order, and reads no table whole. */
+    public void assertReads(String... indexes) {
+        assertThat(indexes()).as(this::toString).contains(indexes);
+        assertThat(seqScans()).as(this::toString).isEmpty();
+    }
+
+    /** Every index the plan reads, in any of its nodes. */
+    public Set<String> indexes() {
+        return json.findValues("Index Name").stream().map(JsonNode::asString)
+                .collect(Collectors.toCollection(TreeSet::new));
+    }
+
+    /** The indexes the plan probes with a condition: a look-up, not a walk through the whole index. */
+    public Set<String> probes() {
+        return json.findParents("Index Name").stream().filter(node -> node.has("Index Cond"))
+                .map(node -> node.get("Index Name").asString())
+                .collect(Collectors.toCollection(TreeSet::new));
+    }
+
+    /** The tables the plan reads whole. */
+    public Set<String> seqScans() {
+        return json.findParents("Node Type").stream()
+                .filter(node -> node.get("Node Type").asString().equals("Seq Scan"))
+                .map(node -> node.get("Relation Name").asString())
+                .collect(Collectors.toCollection(TreeSet::new));
+    }
+
+    @Override
+    public String toString() {
+        return json.toPrettyString();
+    }
+
+    /** JDBC's {@code ?} placeholders as PREPARE's {@code $1, $2, ...}; the stores' SQL has no other {@code ?}. */
+    private static String positional(String sql) {
+        StringBuilder out = new StringBuilder();
+        int n = 0;
+        for (char c : sql.toCharArray()) {
+            out.append(c == '?' ? "$" + ++n : String.valueOf(c));
+        }
+        return out.toString();
+    }
+
+    /** A value as an untyped literal: PostgreSQL casts it to the type it inferred for the parameter. */
+    private static String literal(Object value) {
+        if (value == null) {
+            return "null";
+        }
+        String text = value instanceof byte[] bytes ? "\\x" + HexFormat.of().formatHex(bytes) : value.toString();
+        return "'" + text.replace("'", "''") + "'";
+    }
+}

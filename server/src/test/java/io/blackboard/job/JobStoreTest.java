@@ -1,0 +1,84 @@
+package io.blackboard.job;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.blackboard.Api;
+import io.blackboard.QueryPlan;
+import io.blackboard.TestRows;
+import java.sql.SQLException;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.jdbc.core.namedparam.MapSqlParameterSource;
+
+/**
+ * The engine's job statements against the real database: a keyed create and a cancel each
+ * change a job once and then find nothing; the idempotency look-up and the audit trail read
+ * their indexes.
+ */
+class JobStoreTest extends BlackboardTest {
+
+    @Autowired
+    JobStore store;
+
+    @Autowired
+    DataSource dataSource;
+
+    @Test
+    void aSecondCreateWithTheSameKeyInsertsNothingAndMatchesTheFirstJob() {
+        workerServingEcho(Map.of());
+        UUID id = UUID.randomUUID();
+        assertThat(store.insert(keyedJob(id, 1))).extracting(JobView::id).containsExactly(id);
+        String created = row(id);
+
+        String again = keyedJob(UUID.randomUUID(), 1);
+        assertThat(store.insert(again)).isEmpty();
+        assertThat(row(id)).isEqualTo(created);
+        assertThat(count("job")).isEqualTo(1);
+        assertThat(count("job_event")).as("one CREATED event").isEqualTo(1);
+        assertThat(store.matchIdempotencyKeys(again)).containsExactly(new JobStore.KeyMatch(0, id, true));
+        assertThat(store.matchIdempotencyKeys(keyedJob(UUID.randomUUID(), 2)))
+                .containsExactly(new JobStore.KeyMatch(0, id, false));
+    }
+
+    @Test
+    void aSecondCancelFindsNothingAndAPushedJobCannotBeCancelled() {
+        workerServingEcho(Map.of());
+        UUID pushed = createJob(echo, Map.of());
+        claim(worker, 1);
+        assertThat(push(pushed, worker, Map.of()).status()).isEqualTo(200);
+        UUID cancelled = createJob(echo, Map.of());
+        assertThat(store.cancel(cancelled)).isTrue();
+        String rowCancelled = row(cancelled);
+        String rowPushed = row(pushed);
+
+        assertThat(store.cancel(cancelled)).isFalse();
+        assertThat(store.cancel(pushed)).isFalse();
+        assertThat(row(cancelled)).isEqualTo(rowCancelled);
+        assertThat(row(pushed)).isEqualTo(rowPushed);
+        assertThat(store.events(cancelled)).extracting(JobEvent::kind)
+                .containsExactly(EventKind.CREATED, EventKind.CANCELLED);
+    }
+
+    /** A keyed create finds the jobs of its keys by the key's index; a job's audit trail is read by the job's. */
+    @Test
+    void aKeyedCreateAndAJobsEventsReadTheirIndexes() throws SQLException {
+        workerServingEcho(Map.of());
+        TestRows.jobsInEveryState(jdbc, echo, 1000);
+
+        QueryPlan.of(dataSource, JobStore.JOB_MATCH_IDEMPOTENCY_KEYS,
+                new MapSqlParameterSource("jobs", keyedJob(UUID.randomUUID(), 1))).assertProbes("job_idempotency_key");
+        QueryPlan.of(dataSource, JobStore.JOB_EVENTS, new MapSqlParameterSource("id", UUID.randomUUID()))
+                .assertProbes("job_event_by_job");
+    }
+
+    /** The insert's input for one job of echo with idempotency key "k", as JobService writes it. */
+    private String keyedJob(UUID id, int n) {
+        return Api.json(List.of(Map.of("ord", 0, "id", id, "function_block_id", echo, "type", "EXECUTE",
+                "payload", Map.of("n", n), "priority", 0, "max_attempts", 1, "selector", Map.of(),
+                "idempotency_key", "k")));
+    }
+}

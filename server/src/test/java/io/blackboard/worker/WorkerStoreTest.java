@@ -1,0 +1,129 @@
+package io.blackboard.worker;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.blackboard.IntegrationTest;
+import io.blackboard.QueryPlan;
+import io.blackboard.RowLock;
+import io.blackboard.TestRows;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.List;
+import java.util.UUID;
+import java.util.function.Supplier;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.jdbc.core.namedparam.MapSqlParameterSource;
+
+/**
+ * The worker table's writes against the real database: a write whose guard no longer holds
+ * finds no row and leaves the row as it was, and the heartbeat finds its rows by index. The
+ * reads are {@link WorkerDirectoryStoreTest}'s.
+ */
+class WorkerStoreTest extends IntegrationTest {
+
+    private static final Duration SILENCE = Duration.ofMinutes(5);
+
+    @Autowired
+    WorkerStore store;
+
+    @Autowired
+    WorkerDirectoryStore directory;
+
+    @Autowired
+    DataSource dataSource;
+
+    @Test
+    void noWriteFindsADeletedWorkerNorChangesIt() {
+        UUID id = registerWorker("w");
+        assertThat(store.softDelete(id)).isTrue();
+        String deleted = row(id);
+
+        assertThat(store.softDelete(id)).as("a second delete").isFalse();
+        assertThat(store.goOffline(id)).isFalse();
+        assertThat(store.setDirective(id, Directive.QUIET)).isFalse();
+        assertThat(store.ping(id, false)).isEmpty();
+        assertThat(store.ping(id, true)).isEmpty();
+        assertThat(row(id)).as("deleted as the first delete left it").isEqualTo(deleted);
+        assertThat(store.ping(UUID.randomUUID(), false)).as("a worker never registered").isEmpty();
+    }
+
+    @Test
+    void goingOfflineAgainKeepsTheFirstStateChange() {
+        UUID id = registerWorker("w");
+        assertThat(store.goOffline(id)).isTrue();
+        String offline = row(id);
+
+        assertThat(store.goOffline(id)).as("already OFFLINE: found, and nothing moves").isTrue();
+        assertThat(row(id)).isEqualTo(offline);
+    }
+
+    @Test
+    void aWorkerMarkedUnreachableIsNotMarkedAgainAndAnOfflineOneIsNotBroughtBack() {
+        UUID silent = registerWorker("silent");
+        UUID offline = registerWorker("offline");
+        store.goOffline(offline);
+        silence("1 hour");
+
+        assertThat(store.markUnreachable(SILENCE)).containsExactly(silent);
+        assertAgainFindsNothing(silent, () -> store.markUnreachable(SILENCE));
+        assertThat(directory.find(offline).orElseThrow().state()).isEqualTo(WorkerState.OFFLINE);
+    }
+
+    @Test
+    void markingOfflineSkipsAWorkerAnotherTransactionHoldsAndTakesItOnceReleased() throws SQLException {
+        UUID held = registerWorker("held");
+        UUID free = registerWorker("free");
+        silence("1 hour");
+
+        try (RowLock lock = RowLock.hold(dataSource, "worker", held)) {
+            assertThat(store.markOffline(SILENCE, 10)).containsExactly(free);
+        }
+        assertThat(store.markOffline(SILENCE, 10)).containsExactly(held);
+        assertAgainFindsNothing(held, () -> store.markOffline(SILENCE, 10));
+    }
+
+    @Test
+    void aWorkerThatPingedAfterGoingOfflineIsNotDeleted() {
+        UUID back = registerWorker("back");
+        UUID gone = registerWorker("gone");
+        store.goOffline(back);
+        store.goOffline(gone);
+        jdbc.sql("update worker set state_changed_at = now() - interval '25 hours'").update();
+        store.ping(back, false);
+
+        assertThat(store.deleteOffline(Duration.ofHours(24), 10)).containsExactly(gone);
+        assertAgainFindsNothing(gone, () -> store.deleteOffline(Duration.ZERO, 10));
+        assertThat(directory.live(back)).hasValue(true);
+    }
+
+    /** Pings come from every worker every few seconds: each finds its worker, and its held jobs, by index. */
+    @Test
+    void aPingFindsItsWorkerAndItsClaimsByIndex() throws SQLException {
+        UUID id = registerWorker("w");
+        TestRows.workers(jdbc, 500);
+        TestRows.jobsInEveryState(jdbc, registerBlocks(id, List.of(block("echo", "1"))).getFirst(), 1000);
+
+        for (String ping : List.of(WorkerStore.WORKER_PING, WorkerStore.WORKER_PING_IDLE)) {
+            QueryPlan.of(dataSource, ping, new MapSqlParameterSource("id", id))
+                    .assertProbes("worker_pkey", "job_by_worker");
+        }
+    }
+
+    /** The sweep, run again, finds nothing to do and leaves the worker's row as the first run left it. */
+    private void assertAgainFindsNothing(UUID id, Supplier<List<UUID>> sweep) {
+        String before = row(id);
+        assertThat(sweep.get()).isEmpty();
+        assertThat(row(id)).isEqualTo(before);
+    }
+
+    private void silence(String interval) {
+        jdbc.sql("update worker set last_seen_at = now() - cast(:interval as interval)").param("interval", interval)
+                .update();
+    }
+
+    private String row(UUID id) {
+        return TestRows.row(jdbc, "worker", id);
+    }
+}
