@@ -23,16 +23,17 @@ class JobLeaseStore {
 
     /**
      * Fails the selected POLLED jobs, or re-queues them as a new attempt when attempts remain
-     * and their function block is pure or idempotent. {@code %s} is the predicate choosing the
-     * jobs; it appears in the locking read and again in the UPDATE.
+     * and their function block is pure or idempotent. {@code %1$s} is where the jobs are read
+     * from, {@code %2$s} the predicate choosing them (in the locking read and again in the UPDATE),
+     * {@code %3$s} the batch's order.
      */
     private static final String JOB_FAIL_TEMPLATE = """
             with due as materialized (
                 select j.id, j.worker_id, j.attempt,
                        (j.attempt - j.releases < j.max_attempts and (fb.pure or fb.idempotent)) as retry
-                  from job j join function_block fb on fb.id = j.function_block_id
-                 where j.status = 'POLLED' and %1$s
-                 order by j.deadline
+                  from %1$s join function_block fb on fb.id = j.function_block_id
+                 where j.status = 'POLLED' and %2$s
+                 %3$s
                  limit :batch
                    for update of j skip locked),
             changed as (
@@ -48,7 +49,7 @@ class JobLeaseStore {
                        push_xid       = case when due.retry then null else pg_current_xact_id() end,
                        push_seq       = case when due.retry then null else nextval('job_push_seq') end
                   from due
-                 where j.id = due.id and j.status = 'POLLED' and %1$s
+                 where j.id = due.id and j.status = 'POLLED' and %2$s
                 returning j.id, j.function_block_id, due.worker_id, due.attempt, due.retry),
             events as (
                 insert into job_event (job_id, kind, attempt, worker_id, actor, detail)
@@ -57,10 +58,19 @@ class JobLeaseStore {
             select id, function_block_id, worker_id, attempt, retry from changed
             """;
 
-    static final String JOB_FAIL_STUCK = JOB_FAIL_TEMPLATE.formatted("j.deadline < now()");
+    /** The most overdue first, on the deadline index. */
+    static final String JOB_FAIL_STUCK = JOB_FAIL_TEMPLATE.formatted("job j", "j.deadline < now()",
+            "order by j.deadline");
 
+    /**
+     * The lost workers' jobs, in no order (they all go), found by one probe of
+     * {@code job_by_worker} per worker, as the claim probes per block. Filtering all POLLED jobs
+     * on {@code worker_id = any (...)} instead made PostgreSQL's generic plan walk the whole
+     * deadline index, every job in flight, to find one worker's few.
+     */
     static final String JOB_FAIL_HELD_BY = JOB_FAIL_TEMPLATE.formatted(
-            "j.worker_id = any (cast(:workerIds as uuid[]))");
+            "unnest(cast(:workerIds as uuid[])) as lost(id) join job j on j.worker_id = lost.id",
+            "j.worker_id = any (cast(:workerIds as uuid[]))", "");
 
     /**
      * A heartbeat extends the leases of the jobs it lists that the worker still holds. A job

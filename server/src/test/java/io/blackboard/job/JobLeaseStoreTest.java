@@ -13,7 +13,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import javax.sql.DataSource;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.jdbc.core.namedparam.MapSqlParameterSource;
@@ -160,13 +159,6 @@ class JobLeaseStoreTest extends BlackboardTest {
 
     /** Failing a lost worker's jobs looks up that worker's claims, not every job in flight. */
     @Test
-    @Disabled("""
-            A finding, not yet fixed: after five runs PostgreSQL settles on JOB_FAIL_HELD_BY's generic plan (the
-            batch limit a parameter), which walks the whole job_deadline index, every POLLED job in deadline
-            order, filtering on the worker. With 5,000 jobs in flight, 10 of them the lost worker's: 8 ms in
-            EXPLAIN ANALYZE, 14 to 23 ms a call through JDBC, against 0.13 ms for the custom plan's probe of
-            job_by_worker. Joining unnest(:workerIds) to job on worker_id (a probe per lost worker, as the claim
-            does per block) made the settled plan probe job_by_worker""")
     void aLostWorkersClaimsAreFoundOnTheWorkersIndex() throws SQLException {
         workerServingEcho(Map.of());
         UUID holder = TestRows.jobsInEveryState(jdbc, echo, 5000);
