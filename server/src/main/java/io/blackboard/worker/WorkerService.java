@@ -123,14 +123,22 @@ class WorkerService {
         });
     }
 
-    /** Marks UNREACHABLE the ONLINE workers silent past that threshold; they keep their jobs. */
+    /**
+     * Marks UNREACHABLE the ONLINE workers silent past that threshold, a bounded batch
+     * ({@link #BATCH}) per transaction; they keep their jobs.
+     */
     int markSilentUnreachable() {
-        List<UUID> ids = tx.execute(status -> store.markUnreachable(properties.unreachableThreshold()));
-        if (!ids.isEmpty()) {
-            log.warn("Workers UNREACHABLE (no ping for {}; they keep their jobs): {}",
-                    properties.unreachableThreshold(), ids);
-        }
-        return ids.size();
+        int marked = 0;
+        List<UUID> ids;
+        do {
+            ids = tx.execute(status -> store.markUnreachable(properties.unreachableThreshold(), BATCH));
+            if (!ids.isEmpty()) {
+                log.warn("Workers UNREACHABLE (no ping for {}; they keep their jobs): {}",
+                        properties.unreachableThreshold(), ids);
+            }
+            marked += ids.size();
+        } while (ids.size() == BATCH);
+        return marked;
     }
 
     /**

@@ -121,6 +121,8 @@ class WorkerStore {
                 select id from worker
                  where deleted_at is null and state = 'ONLINE'
                    and last_seen_at < now() - :thresholdMs * interval '1 millisecond'
+                 order by last_seen_at
+                 limit :batch
                    for update skip locked)
             update worker w
                set state = 'UNREACHABLE', state_changed_at = now()
@@ -211,8 +213,9 @@ class WorkerStore {
                 .query(UUID.class).list();
     }
 
-    List<UUID> markUnreachable(Duration threshold) {
-        return jdbc.sql(WORKER_MARK_UNREACHABLE).param("thresholdMs", threshold.toMillis()).query(UUID.class).list();
+    List<UUID> markUnreachable(Duration threshold, int batch) {
+        return jdbc.sql(WORKER_MARK_UNREACHABLE).param("thresholdMs", threshold.toMillis()).param("batch", batch)
+                .query(UUID.class).list();
     }
 
     List<UUID> deleteOffline(Duration offlineFor, int batch) {

@@ -76,24 +76,48 @@ class WorkerLivenessSweeperTest extends IntegrationTest {
 
     @Test
     void sweepersRunningAtOnceMoveEachWorkerExactlyOnce() throws Exception {
-        List<UUID> ids = new ArrayList<>();
-        for (int i = 0; i < 1200; i++) {
-            ids.add(registerWorker("w" + i));
-        }
+        List<UUID> ids = registerWorkers(1200);
         jdbc.sql("update worker set last_seen_at = now() - interval '7 minutes'").update();
 
-        List<Callable<WorkerLivenessSweeper.Result>> replicas = List.of(sweeper::runOnce, sweeper::runOnce,
-                sweeper::runOnce, sweeper::runOnce);
-        int offline = 0;
-        try (var pool = Executors.newFixedThreadPool(4)) {
-            for (Future<WorkerLivenessSweeper.Result> result : pool.invokeAll(replicas)) {
-                offline += result.get().offline();
-            }
-        }
+        int offline = fourReplicasSweep().stream().mapToInt(result -> (int) result.offline()).sum();
 
         assertThat(offline).isEqualTo(ids.size());
         assertThat(jdbc.sql("select count(*) from worker where state = 'OFFLINE'").query(Long.class).single())
                 .isEqualTo(ids.size());
+    }
+
+    /** More silent workers than one batch: every pass marks them UNREACHABLE batch by batch, each once. */
+    @Test
+    void manySilentWorkersBecomeUnreachableInBatchesEachOnce() throws Exception {
+        List<UUID> ids = registerWorkers(WorkerService.BATCH * 2 + 100);
+        jdbc.sql("update worker set last_seen_at = now() - interval '3 minutes'").update();
+
+        int unreachable = fourReplicasSweep().stream().mapToInt(result -> (int) result.unreachable()).sum();
+
+        assertThat(unreachable).isEqualTo(ids.size());
+        assertThat(jdbc.sql("select count(*) from worker where state = 'UNREACHABLE'").query(Long.class).single())
+                .isEqualTo(ids.size());
+    }
+
+    private List<UUID> registerWorkers(int count) {
+        List<UUID> ids = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            ids.add(registerWorker("w" + i));
+        }
+        return ids;
+    }
+
+    /** Four replicas' sweeps at once. */
+    private List<WorkerLivenessSweeper.Result> fourReplicasSweep() throws Exception {
+        List<Callable<WorkerLivenessSweeper.Result>> replicas = List.of(sweeper::runOnce, sweeper::runOnce,
+                sweeper::runOnce, sweeper::runOnce);
+        List<WorkerLivenessSweeper.Result> results = new ArrayList<>();
+        try (var pool = Executors.newFixedThreadPool(4)) {
+            for (Future<WorkerLivenessSweeper.Result> result : pool.invokeAll(replicas)) {
+                results.add(result.get());
+            }
+        }
+        return results;
     }
 
     private void silence(UUID id, String interval) {

@@ -66,8 +66,8 @@ class WorkerStoreTest extends IntegrationTest {
         store.goOffline(offline);
         silence("1 hour");
 
-        assertThat(store.markUnreachable(SILENCE)).containsExactly(silent);
-        assertAgainFindsNothing(silent, () -> store.markUnreachable(SILENCE));
+        assertThat(store.markUnreachable(SILENCE, WorkerService.BATCH)).containsExactly(silent);
+        assertAgainFindsNothing(silent, () -> store.markUnreachable(SILENCE, WorkerService.BATCH));
         assertThat(directory.find(offline).orElseThrow().state()).isEqualTo(WorkerState.OFFLINE);
     }
 
