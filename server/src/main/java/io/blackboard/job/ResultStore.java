@@ -25,16 +25,20 @@ class ResultStore {
             """;
 
     /**
-     * Pushes after the cursor that {@link #JOB_RESULTS_AFTER} cannot show yet, since a transaction
-     * older than them is still open: a reader that found nothing re-checks soon rather than
-     * waiting for the next push's wake-up, which the one that lands them may never send.
+     * Whether pushes after the cursor exist, asked right after {@link #JOB_RESULTS_AFTER} found
+     * none it could show: they wait for a transaction older than them to end, and a reader
+     * re-checks soon rather than waiting for the next push's wake-up, which the transaction that
+     * makes them readable may never send. No snapshot condition here: the older transaction may
+     * have ended between the two statements, and then the pushes are readable already. The next
+     * push in feed order, so the look starts at the cursor in the feed's index (PostgreSQL drops
+     * an ORDER BY inside EXISTS, and then may walk another index of every PUSHED job).
      */
     static final String JOB_RESULTS_PENDING = """
-            select exists (
-                select 1 from job j
-                 where j.status = 'PUSHED'
-                   and (j.push_xid, j.push_seq) > (cast(:xid as xid8), :seq)
-                   and j.push_xid >= pg_snapshot_xmin(pg_current_snapshot()))
+            select (select j.push_seq from job j
+                     where j.status = 'PUSHED'
+                       and (j.push_xid, j.push_seq) > (cast(:xid as xid8), :seq)
+                     order by j.push_xid, j.push_seq
+                     limit 1) is not null
             """;
 
     /**
