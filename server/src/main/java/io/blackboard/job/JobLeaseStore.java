@@ -64,12 +64,13 @@ class JobLeaseStore {
 
     /**
      * The lost workers' jobs, in no order (they all go), found by one probe of
-     * {@code job_by_worker} per worker, as the claim probes per block. Filtering all POLLED jobs
+     * {@code job_by_worker} per worker (each named once, however often it is listed), as the claim
+     * probes per block. Filtering all POLLED jobs
      * on {@code worker_id = any (...)} instead made PostgreSQL's generic plan walk the whole
      * deadline index, every job in flight, to find one worker's few.
      */
     static final String JOB_FAIL_HELD_BY = JOB_FAIL_TEMPLATE.formatted(
-            "unnest(cast(:workerIds as uuid[])) as lost(id) join job j on j.worker_id = lost.id",
+            "(select distinct unnest(cast(:workerIds as uuid[])) as id) lost join job j on j.worker_id = lost.id",
             "j.worker_id = any (cast(:workerIds as uuid[]))", "");
 
     /**

@@ -97,6 +97,27 @@ class JobLeaseStoreTest extends BlackboardTest {
         assertThat(events(job, "FAILED")).isEqualTo(1);
     }
 
+    /** Several lost workers, one of them named twice: full batches of distinct jobs until all are taken. */
+    @Test
+    void severalLostWorkersJobsAreTakenInFullBatchesEachOnce() {
+        workerServingEcho(Map.of());
+        UUID first = worker("first", Map.of("concurrency", 3), List.of(block("echo", "1.0.0")));
+        UUID second = worker("second", Map.of("concurrency", 3), List.of(block("echo", "1.0.0")));
+        createJobs(echo, 7);
+        claim(first, 3);
+        claim(second, 3);
+        UUID kept = claim(worker, 1).getFirst();
+
+        List<UUID> lost = List.of(first, second, first);
+        List<UUID> batch = taken(store.failHeldBy(lost, FailureReason.WORKER_OFFLINE.name(), "gone", 4));
+        List<UUID> rest = taken(store.failHeldBy(lost, FailureReason.WORKER_OFFLINE.name(), "gone", 4));
+
+        assertThat(batch).as("a full batch, no job twice").hasSize(4).doesNotHaveDuplicates();
+        assertThat(rest).hasSize(2).doesNotContainAnyElementsOf(batch);
+        assertThat(store.failHeldBy(lost, FailureReason.WORKER_OFFLINE.name(), "gone", 4).jobs()).isEmpty();
+        assertThat(status(kept)).as("another worker's claim").isEqualTo("POLLED");
+    }
+
     @Test
     void aLeaseIsExtendedOnlyOnAJobTheWorkerStillHoldsAndNeverShortened() {
         workerServingEcho(Map.of("concurrency", 2));
