@@ -28,7 +28,7 @@ final class JobNotificationListener {
     private final ResultWaiters readers;
     private final JsonMapper json;
     private final String origin;
-    private volatile boolean running;
+    private volatile boolean running = true;
     private volatile int listenerBackendPid;
 
     JobNotificationListener(JdbcConnectionDetails database, PollWaiters waiters, ResultWaiters readers,
@@ -45,11 +45,7 @@ final class JobNotificationListener {
         return listenerBackendPid;
     }
 
-    /** Before {@link #run()} is started on a thread of its own. */
-    void start() {
-        running = true;
-    }
-
+    /** For good: a listener runs once; {@link JobNotifications} makes a new one for each start. */
     void stop() {
         running = false;
     }

@@ -48,15 +48,19 @@ class JobNotifications implements SmartLifecycle {
     private final String origin = UUID.randomUUID().toString();
     private final BlockingQueue<JobSignals.Signal> outbox = new LinkedBlockingQueue<>(100_000);
     private final AtomicBoolean pushedQueued = new AtomicBoolean();
-    private final JobNotificationListener listener;
+    private final PollWaiters waiters;
+    private final ResultWaiters readers;
     private volatile boolean running;
-    private Thread sender;
+    /** The sending thread of the current start; one left over from an earlier start ends. */
+    private volatile Thread sender;
+    private volatile JobNotificationListener listener;
     private Thread listening;
 
     JobNotifications(JdbcConnectionDetails database, PollWaiters waiters, ResultWaiters readers, JsonMapper json) {
         this.database = database;
+        this.waiters = waiters;
+        this.readers = readers;
         this.json = json;
-        this.listener = new JobNotificationListener(database, waiters, readers, json, origin);
     }
 
     void send(List<JobSignals.Signal> signals) {
@@ -77,14 +81,17 @@ class JobNotifications implements SmartLifecycle {
 
     /** The backend pid of the LISTEN connection (0 while disconnected), for operators and tests. */
     int listenerBackendPid() {
-        return listener.backendPid();
+        JobNotificationListener current = listener;
+        return current == null ? 0 : current.backendPid();
     }
 
     @Override
     public void start() {
         running = true;
-        sender = Thread.ofVirtual().name("notify-sender").start(this::sendLoop);
-        listener.start();
+        sender = Thread.ofVirtual().name("notify-sender").unstarted(this::sendLoop);
+        sender.start();
+        // a new listener each time: one that a stop interrupted may still be winding down
+        listener = new JobNotificationListener(database, waiters, readers, json, origin);
         listening = Thread.ofVirtual().name("notify-listener").start(listener::run);
     }
 
@@ -103,7 +110,7 @@ class JobNotifications implements SmartLifecycle {
 
     private void sendLoop() {
         Connection connection = null;
-        while (running) {
+        while (running && Thread.currentThread() == sender) {
             try {
                 JobSignals.Signal first = outbox.poll(1, TimeUnit.SECONDS);
                 if (first == null) {
