@@ -1,7 +1,7 @@
 package io.blackboard.job;
 
 /** Why a job ended in FAILURE. */
-enum FailureReason {
+public enum FailureReason {
     /** The worker pushed FAILURE. */
     WORKER_REPORTED,
     /** No push before the deadline. */

@@ -1,12 +1,13 @@
 package io.blackboard.operator;
 
+import io.blackboard.job.FailureReason;
 import io.blackboard.platform.errors.BadRequest;
 import io.blackboard.worker.WorkerDirectory;
 import io.blackboard.worker.WorkerState;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Set;
 import java.util.UUID;
 import org.springframework.lang.Nullable;
 import org.springframework.stereotype.Service;
@@ -15,10 +16,6 @@ import org.springframework.transaction.annotation.Transactional;
 /** The dashboard's views: workers with what they serve, and the latest failures. */
 @Service
 class OperatorService {
-
-    /** The failure reasons a filter may name (those of DESIGN.md section 4). */
-    static final Set<String> FAILURE_REASONS = Set.of("WORKER_REPORTED", "STUCK_TIMEOUT", "WORKER_OFFLINE",
-            "WORKER_DELETED");
 
     private final WorkerDirectory workers;
     private final OperatorStore store;
@@ -39,9 +36,9 @@ class OperatorService {
     @Transactional(readOnly = true)
     List<Failure> failures(@Nullable String reason, @Nullable UUID functionBlockId, int limit) {
         String wanted = reason == null ? null : reason.toUpperCase(Locale.ROOT);
-        if (wanted != null && !FAILURE_REASONS.contains(wanted)) {
+        if (wanted != null && Arrays.stream(FailureReason.values()).noneMatch(known -> known.name().equals(wanted))) {
             throw new BadRequest("Unknown failure reason '" + reason + "': expected one of "
-                    + FAILURE_REASONS.stream().sorted().toList());
+                    + Arrays.stream(FailureReason.values()).map(Enum::name).sorted().toList());
         }
         return store.recentFailures(wanted, functionBlockId, limit);
     }

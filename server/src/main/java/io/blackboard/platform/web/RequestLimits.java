@@ -25,7 +25,6 @@ import tools.jackson.databind.json.JsonMapper;
 @Configuration
 class RequestLimits {
 
-    /** Thrown while reading a body past the cap; answered 413. */
     @Bean
     JsonFactoryBuilderCustomizer jsonReadConstraints(SecurityProperties properties) {
         return builder -> builder.streamReadConstraints(StreamReadConstraints.builder()
