@@ -42,13 +42,8 @@ final class Registrar {
         Backoff backoff = runtime.backoff();
         Trouble trouble = new Trouble(log, "registration at " + http.base());
         while (!runtime.stopRequested()) {
-            Http.Reply reply;
-            try {
-                reply = http.send("POST", "/workers/register", config.registrationToken(), body());
-            } catch (IOException e) {
-                Duration delay = backoff.next();
-                trouble.failed(e.toString(), delay);
-                runtime.waitForStop(delay);
+            Http.Reply reply = send("/workers/register", config.registrationToken(), body(), backoff, trouble);
+            if (reply == null) {
                 continue;
             }
             if (reply.status() == 200 || reply.status() == 201) {
@@ -73,9 +68,7 @@ final class Registrar {
             if (!reply.retryable()) {
                 throw rejected(reply);
             }
-            Duration delay = backoff.next(reply.retryAfter());
-            trouble.failed(reply.describe(), delay);
-            runtime.waitForStop(delay);
+            waitOut(reply, backoff, trouble);
         }
         return null;
     }
@@ -89,13 +82,8 @@ final class Registrar {
         Backoff backoff = runtime.backoff();
         Trouble trouble = new Trouble(log, "function block registration");
         while (!runtime.stopRequested()) {
-            Http.Reply reply;
-            try {
-                reply = http.send("POST", "/function-blocks/register", token, body);
-            } catch (IOException e) {
-                Duration delay = backoff.next();
-                trouble.failed(e.toString(), delay);
-                runtime.waitForStop(delay);
+            Http.Reply reply = send("/function-blocks/register", token, body, backoff, trouble);
+            if (reply == null) {
                 continue;
             }
             if (reply.status() == 200 || reply.status() == 201) {
@@ -115,11 +103,29 @@ final class Registrar {
                 throw new RegistrationRejectedException(reply.status(), "Blackboard worker " + config.name() + ": "
                         + why + reply.describe());
             }
-            Duration delay = backoff.next(reply.retryAfter());
-            trouble.failed(reply.describe(), delay);
-            runtime.waitForStop(delay);
+            waitOut(reply, backoff, trouble);
         }
         return null;
+    }
+
+    /** One POST; null when it did not reach the server, after reporting it and waiting out the backoff. */
+    private Http.Reply send(String path, String token, Object body, Backoff backoff, Trouble trouble)
+            throws InterruptedException {
+        try {
+            return http.send("POST", path, token, body);
+        } catch (IOException e) {
+            Duration delay = backoff.next();
+            trouble.failed(e.toString(), delay);
+            runtime.waitForStop(delay);
+            return null;
+        }
+    }
+
+    /** A retryable answer: reported, then the backoff (or the server's Retry-After) waited out. */
+    private void waitOut(Http.Reply reply, Backoff backoff, Trouble trouble) throws InterruptedException {
+        Duration delay = backoff.next(reply.retryAfter());
+        trouble.failed(reply.describe(), delay);
+        runtime.waitForStop(delay);
     }
 
     private Map<String, WorkerConfig.Block> blocksById(List<Object> answered) {
