@@ -26,6 +26,7 @@ class ClaimService {
 
     private static final Logger log = LoggerFactory.getLogger(ClaimService.class);
     private static final TypeReference<Map<String, String>> LABELS = new TypeReference<>() { };
+    private static final Runnable NOTHING_FIRST = () -> { };
 
     private final ClaimStore store;
     private final JobProperties properties;
@@ -51,7 +52,7 @@ class ClaimService {
      * matching job appears (on any replica), the periodic re-check, or the time runs out.
      */
     List<JobView> poll(PollRequest request) throws InterruptedException {
-        Attempt first = tx.execute(status -> claimOnce(request));
+        Attempt first = tx.execute(status -> claimOnce(request, NOTHING_FIRST));
         if (!first.claimed().isEmpty() || request.waitMsOrDefault() == 0) {
             return first.claimed();
         }
@@ -67,7 +68,7 @@ class ClaimService {
             long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(request.waitMsOrDefault());
             while (true) {
                 // the first pass closes the window between the empty claim and parking
-                List<JobView> claimed = tx.execute(status -> claimOnce(request)).claimed();
+                List<JobView> claimed = tx.execute(status -> claimOnce(request, NOTHING_FIRST)).claimed();
                 long left = until - System.nanoTime();
                 if (!claimed.isEmpty() || left <= 0) {
                     return claimed;
@@ -82,11 +83,20 @@ class ClaimService {
         }
     }
 
+    /**
+     * Claims at once (no waiting) in one transaction, after {@code first} ran in it with the
+     * worker's row locked and the request found valid: {@link NextService} lands the worker's
+     * pushes there, so their freed slots count and one commit covers both.
+     */
+    List<JobView> claimAfter(PollRequest request, Runnable first) {
+        return tx.execute(status -> claimOnce(request, first)).claimed();
+    }
+
     /** One claim transaction's outcome, and what a parked poll waits for (labels as stored JSON). */
     private record Attempt(List<JobView> claimed, Set<UUID> blocks, String labels, boolean eligible) {
     }
 
-    private Attempt claimOnce(PollRequest request) {
+    private Attempt claimOnce(PollRequest request, Runnable first) {
         UUID workerId = request.workerId();
         ClaimStore.PollingWorker worker = store.lockForPoll(workerId).orElseThrow(() -> new WorkerNotFound(workerId));
         Set<UUID> blocks = new LinkedHashSet<>(worker.functionBlockIds());
@@ -98,8 +108,9 @@ class ClaimService {
             }
             blocks = new LinkedHashSet<>(request.functionBlockIds());
         }
+        first.run();
         boolean eligible = worker.state() == WorkerState.ONLINE && worker.directive() == Directive.RUN
-                && !blocks.isEmpty();
+                && !blocks.isEmpty() && request.limitOrDefault() > 0;
         if (!eligible) {
             return new Attempt(List.of(), blocks, worker.labels(), false);
         }

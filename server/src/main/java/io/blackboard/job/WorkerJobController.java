@@ -28,11 +28,13 @@ class WorkerJobController {
 
     private final ClaimService claims;
     private final PushService pushes;
+    private final NextService next;
     private final WorkerAccess access;
 
-    WorkerJobController(ClaimService claims, PushService pushes, WorkerAccess access) {
+    WorkerJobController(ClaimService claims, PushService pushes, NextService next, WorkerAccess access) {
         this.claims = claims;
         this.pushes = pushes;
+        this.next = next;
         this.access = access;
     }
 
@@ -80,6 +82,25 @@ class WorkerJobController {
     List<PushOutcome> pushBatch(@RequestBody @Size(min = 1, max = 1000) List<@Valid @NotNull PushRequest> requests) {
         access.requireMayActAsAll(requests.stream().map(PushRequest::workerId).toList());
         return pushes.pushBatch(requests);
+    }
+
+    @Operation(summary = "Push results and claim the next jobs, in one round trip", description = "For a busy "
+            + "worker: the results it finished (each the body of a single push, naming this worker) land as a batch "
+            + "push lands them, each answered on its own; then up to limit (default 1, 0 for none) jobs are claimed "
+            + "as a poll claims them, the slots just freed counting, in the same transaction. It never waits: an "
+            + "idle worker long-polls POST /blackboard/job. Refused as a whole (nothing pushed, nothing claimed) for "
+            + "an unknown or deleted worker (404) or a functionBlockId it has not registered (422).")
+    @ApiResponse(responseCode = "200", description = "Each push's outcome, in order, and the claimed jobs")
+    @ApiResponse(responseCode = "404", description = "No such worker (unknown or deleted): register again")
+    @ApiResponse(responseCode = "422", description = "A functionBlockId the worker has not registered")
+    @io.swagger.v3.oas.annotations.parameters.RequestBody(content = @Content(examples = @ExampleObject(value = """
+            {"workerId": "01a2011d-6ef8-77fd-9a3c-2b4e1f0a7c55", "limit": 1, "results": [
+              {"jobId": "01a20125-34eb-7000-8a3e-3c1f5e0b9d21", "workerId": "01a2011d-6ef8-77fd-9a3c-2b4e1f0a7c55",
+               "attempt": 1, "status": "SUCCESS", "result": {"lines": 120}}]}""")))
+    @PostMapping("/blackboard/job/next")
+    NextAnswer next(@Valid @RequestBody NextRequest request) {
+        access.requireMayActAs(request.workerId());
+        return next.next(request);
     }
 
     @Operation(summary = "A worker's jobs", description = "Most recently claimed first; status= filters (any case).")

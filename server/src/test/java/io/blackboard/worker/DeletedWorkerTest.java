@@ -69,6 +69,8 @@ class DeletedWorkerTest extends IntegrationTest {
                 "register again");
         assertProblem(worker.api().post("/blackboard/job/result", push), 404, "register again");
         assertProblem(worker.api().post("/blackboard/job/results", List.of(push)), 404, "register again");
+        assertProblem(worker.api().post("/blackboard/job/next", Map.of("workerId", worker.id(), "results",
+                List.of(push))), 404, "register again");
         assertProblem(worker.api().post("/function-blocks/register",
                 Map.of("workerId", worker.id(), "functionBlocks", List.of(block("echo", "1")))), 404, "register again");
         assertProblem(worker.api().post("/workers/" + worker.id() + "/unregister", null), 404, "register again");

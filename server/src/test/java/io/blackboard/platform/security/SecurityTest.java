@@ -142,6 +142,7 @@ class SecurityTest extends IntegrationTest {
         assertProblem(mine.post("/blackboard/job/results", List.of(
                 Map.of("jobId", UUID.randomUUID(), "workerId", me.id(), "status", "SUCCESS"),
                 Map.of("jobId", UUID.randomUUID(), "workerId", other.id(), "status", "SUCCESS"))), 403, "issued to");
+        assertProblem(mine.post("/blackboard/job/next", Map.of("workerId", other.id())), 403, "issued to");
 
         assertThat(workerRow(other.id())).isEqualTo(othersRow);
         assertThat(api.as("test-operator").post("/workers/" + other.id() + "/ping", null).status())

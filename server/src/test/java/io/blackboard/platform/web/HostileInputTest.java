@@ -165,7 +165,10 @@ class HostileInputTest extends IntegrationTest {
                         "{\"jobId\": [], \"workerId\": \"" + w + "\", \"status\": \"SUCCESS\"}", "test-engine", null,
                         null),
                 new Endpoint("POST", "/blackboard/job/results", workerToken, "[" + push.formatted(polled, w) + "]",
-                        "[1, 2]", "test-engine", null, null));
+                        "[1, 2]", "test-engine", null, null),
+                new Endpoint("POST", "/blackboard/job/next", workerToken,
+                        "{\"workerId\": \"" + w + "\", \"results\": [" + push.formatted(polled, w) + "]}",
+                        "{\"workerId\": \"" + w + "\", \"results\": {}}", "test-engine", null, null));
     }
 
     private DynamicTest test(String name, Endpoint endpoint, Api caller, String path, String body, int status) {
