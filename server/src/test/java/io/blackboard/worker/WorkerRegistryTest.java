@@ -46,7 +46,7 @@ class WorkerRegistryTest extends IntegrationTest {
         assertThat(response.status()).as(response.toString()).isEqualTo(201);
         assertThat(response.at("/serverVersion").asString())
                 .isEqualTo(api.get("/v3/api-docs").at("/info/version").asString()).isNotBlank();
-        assertThat(response.at("/apiVersion").asString()).isEqualTo("1");
+        assertThat(response.at("/apiVersion").asString()).isEqualTo("1.1");
         assertThat(response.at("/pingIntervalMs").asLong()).isEqualTo(20_000);
         assertThat(response.at("/orphanGraceMs").asLong()).isEqualTo(10_000);
         assertThat(response.at("/maxPollWaitMs").asInt()).isEqualTo(30_000);

@@ -15,8 +15,12 @@ import org.springframework.stereotype.Component;
 @Component
 public class ServerVersion {
 
-    /** The API's version: the paths and fields of DESIGN.md and docs/api.md. */
-    public static final String API_VERSION = "1";
+    /**
+     * The API's version: the paths and fields of DESIGN.md and docs/api.md. The major number
+     * changes only when a client must change; the minor one when something is added that a client
+     * may use once it sees it (1.1: {@code POST /blackboard/job/next}).
+     */
+    public static final String API_VERSION = "1.1";
 
     /** The longest a poll may wait for work ({@code waitMs}), and so how long a client should let it run. */
     public static final int MAX_POLL_WAIT_MS = 30_000;
