@@ -57,21 +57,22 @@ class WorkerService {
     }
 
     /**
-     * A heartbeat. An idle worker (most pings at scale: it lists no jobs and holds none) costs one
-     * statement and no transaction, so its connection is back in the pool after one round trip,
-     * and does not wait for a WAL flush (see {@link WorkerStore#WORKER_PING_IDLE}). Every other
-     * ping records itself and applies its view of held jobs in one transaction, committed durably.
+     * A heartbeat, which never waits for a WAL flush (see {@link WorkerStore#WORKER_PING}). An
+     * idle worker (most pings at scale: it lists no jobs and holds none) costs one statement and
+     * no transaction, so its connection is back in the pool after one round trip. Every other
+     * ping records itself and applies its view of held jobs in one transaction, which the
+     * heartbeat's statement makes asynchronous too.
      */
     PingReply ping(UUID id, @Nullable List<UUID> activeJobIds) {
         if (activeJobIds != null && activeJobIds.isEmpty()) {
-            WorkerStore.Heartbeat beat = store.ping(id, true).orElseThrow(() -> new WorkerNotFound(id));
+            WorkerStore.Heartbeat beat = store.ping(id).orElseThrow(() -> new WorkerNotFound(id));
             // it lists nothing, so every claim it holds past the grace period is an orphan to release
             List<UUID> cancel = beat.holdsClaims() ? tx.execute(status -> heldJobs.heartbeat(id, activeJobIds))
                     : List.of();
             return reply(beat, cancel);
         }
         return tx.execute(status -> {
-            WorkerStore.Heartbeat beat = store.ping(id, false).orElseThrow(() -> new WorkerNotFound(id));
+            WorkerStore.Heartbeat beat = store.ping(id).orElseThrow(() -> new WorkerNotFound(id));
             return reply(beat, heldJobs.heartbeat(id, activeJobIds));
         });
     }

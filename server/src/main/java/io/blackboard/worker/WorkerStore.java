@@ -22,19 +22,19 @@ class WorkerStore {
                     :concurrency, :tokenHash)
             """;
 
-    /** A heartbeat: HOT-updatable (no index covers last_seen_at), and back to ONLINE from anywhere. */
-    static final String WORKER_PING = heartbeat("");
-
     /**
-     * The heartbeat of an idle worker, which commits without waiting for its WAL to reach disk
-     * ({@code synchronous_commit} off for this one transaction). At 20,000 workers that is 1,000
+     * A heartbeat: HOT-updatable (no index covers last_seen_at), back to ONLINE from anywhere,
+     * and committed without waiting for its WAL to reach disk ({@code synchronous_commit} off for
+     * its own transaction, which the caller's lease work shares). At 20,000 workers that is 1,000
      * commits a second that would each wait for a flush, and queue behind every other commit's.
-     * Nothing depends on it being durable: it only records that the worker was seen and is
-     * ONLINE. A PostgreSQL crash loses at most the last ~0.6 s of such pings (three
-     * wal_writer_delay rounds), which the worker repeats within a ping interval; a transaction that
-     * read it and then wrote made it durable too, since the WAL is flushed in order.
+     * Everything a ping writes is safe to lose and redo: that the worker was seen and is ONLINE,
+     * the extended deadlines of the jobs it lists, and the release of claims it does not know
+     * (back to PENDING, no attempt spent). A PostgreSQL crash loses at most the last ~0.6 s of
+     * pings (three wal_writer_delay rounds), which the workers repeat within a ping interval; a
+     * transaction that read a ping's writes and then wrote (a claim of a released job, say) made
+     * them durable too, since the WAL is flushed in order.
      */
-    static final String WORKER_PING_IDLE =
+    static final String WORKER_PING =
             heartbeat("from (select set_config('synchronous_commit', 'off', true)) as async_commit");
 
     private static String heartbeat(String from) {
@@ -179,9 +179,9 @@ class WorkerStore {
     record Heartbeat(WorkerState state, Directive directive, OffsetDateTime serverTime, boolean holdsClaims) {
     }
 
-    /** A heartbeat; {@code idle}: one that commits on its own, see {@link #WORKER_PING_IDLE}. */
-    Optional<Heartbeat> ping(UUID id, boolean idle) {
-        return jdbc.sql(idle ? WORKER_PING_IDLE : WORKER_PING).param("id", id)
+    /** A heartbeat, committed asynchronously ({@link #WORKER_PING}). */
+    Optional<Heartbeat> ping(UUID id) {
+        return jdbc.sql(WORKER_PING).param("id", id)
                 .query((rs, n) -> new Heartbeat(WorkerState.valueOf(rs.getString("state")),
                         Directive.valueOf(rs.getString("directive")),
                         rs.getObject("server_time", OffsetDateTime.class), rs.getBoolean("holds_claims")))

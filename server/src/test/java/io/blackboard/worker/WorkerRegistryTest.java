@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.jdbc.core.ConnectionCallback;
@@ -109,21 +110,37 @@ class WorkerRegistryTest extends IntegrationTest {
     }
 
     @Test
-    void anIdlePingLeavesItsWalFlushToTheWalWriterAndAPingWithoutAListCommitsDurably() {
-        UUID id = registerWorker("w");
+    void everyPingLeavesItsWalFlushToTheWalWriterWhileADirectiveCommitsDurably() {
+        UUID idle = registerWorker("idle");
+        UUID busy = registerWorker("busy");
+        UUID block = registerBlocks(busy, List.of(block("echo", "1"))).getFirst();
+        Map<String, Object> job = Map.of("functionBlockId", block, "type", "EXECUTE");
+        api.post("/blackboard/jobs", job);
+        UUID held = UUID.fromString(api.post("/blackboard/job", Map.of("workerId", busy)).at("/0/id").asString());
 
-        int idleUnflushed = unflushedAfter(() -> api.post("/workers/" + id + "/ping", Map.of("activeJobIds", List.of())));
-        int durableUnflushed = unflushedAfter(() -> api.post("/workers/" + id + "/ping", null));
+        jdbc.sql("update job set deadline = now() + interval '1 second' where id = :id").param("id", held).update();
 
-        // the WAL writer flushes every 200 ms, so a read right after an idle ping usually finds its commit unflushed
+        int idleUnflushed = unflushedAfter(() -> api.post("/workers/" + idle + "/ping", Map.of("activeJobIds", List.of())));
+        int leaseUnflushed = unflushedAfter(() -> api.post("/workers/" + busy + "/ping",
+                Map.of("activeJobIds", List.of(held))));
+        int noListUnflushed = unflushedAfter(() -> api.post("/workers/" + busy + "/ping", null));
+        AtomicBoolean quiet = new AtomicBoolean();
+        int directiveUnflushed = unflushedAfter(() -> api.put("/workers/" + idle + "/directive",
+                Map.of("directive", quiet.getAndSet(!quiet.get()) ? "RUN" : "QUIET")));
+
+        // the WAL writer flushes every 200 ms, so a read right after a ping usually finds its commit unflushed
         assertThat(idleUnflushed).as("of 10 idle pings, answered before their commit was on disk").isGreaterThanOrEqualTo(5);
-        assertThat(durableUnflushed).as("of 10 pings without a list (the lease path)").isLessThanOrEqualTo(3);
+        assertThat(leaseUnflushed).as("of 10 pings extending a lease").isGreaterThanOrEqualTo(5);
+        assertThat(noListUnflushed).as("of 10 pings without a list").isGreaterThanOrEqualTo(5);
+        assertThat(directiveUnflushed).as("of 10 directives, which commit durably").isLessThanOrEqualTo(3);
+        assertThat(jdbc.sql("select deadline > now() + interval '1 minute' from job where id = :id").param("id", held)
+                .query(Boolean.class).single()).as("the lease was extended").isTrue();
     }
 
     @Test
-    void theIdlePingsAsynchronousCommitLastsItsOwnTransactionOnly() {
+    void thePingsAsynchronousCommitLastsItsOwnTransactionOnly() {
         UUID id = registerWorker("w");
-        String ping = WorkerStore.WORKER_PING_IDLE.replace(":id", "?");
+        String ping = WorkerStore.WORKER_PING.replace(":id", "?");
 
         List<String> settings = jdbcTemplate.execute((ConnectionCallback<List<String>>) connection -> {
             List<String> seen = new ArrayList<>();

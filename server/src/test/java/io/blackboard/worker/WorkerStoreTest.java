@@ -43,10 +43,9 @@ class WorkerStoreTest extends IntegrationTest {
         assertThat(store.softDelete(id)).as("a second delete").isFalse();
         assertThat(store.goOffline(id)).isFalse();
         assertThat(store.setDirective(id, Directive.QUIET)).isFalse();
-        assertThat(store.ping(id, false)).isEmpty();
-        assertThat(store.ping(id, true)).isEmpty();
+        assertThat(store.ping(id)).isEmpty();
         assertThat(row(id)).as("deleted as the first delete left it").isEqualTo(deleted);
-        assertThat(store.ping(UUID.randomUUID(), false)).as("a worker never registered").isEmpty();
+        assertThat(store.ping(UUID.randomUUID())).as("a worker never registered").isEmpty();
     }
 
     @Test
@@ -91,7 +90,7 @@ class WorkerStoreTest extends IntegrationTest {
         store.goOffline(back);
         store.goOffline(gone);
         jdbc.sql("update worker set state_changed_at = now() - interval '25 hours'").update();
-        store.ping(back, false);
+        store.ping(back);
 
         assertThat(store.deleteOffline(Duration.ofHours(24), 10)).containsExactly(gone);
         assertAgainFindsNothing(gone, () -> store.deleteOffline(Duration.ZERO, 10));
@@ -105,10 +104,8 @@ class WorkerStoreTest extends IntegrationTest {
         TestRows.workers(jdbc, 500);
         TestRows.jobsInEveryState(jdbc, registerBlocks(id, List.of(block("echo", "1"))).getFirst(), 1000);
 
-        for (String ping : List.of(WorkerStore.WORKER_PING, WorkerStore.WORKER_PING_IDLE)) {
-            QueryPlan.of(dataSource, ping, new MapSqlParameterSource("id", id))
-                    .assertProbes("worker_pkey", "job_by_worker");
-        }
+        QueryPlan.of(dataSource, WorkerStore.WORKER_PING, new MapSqlParameterSource("id", id))
+                .assertProbes("worker_pkey", "job_by_worker");
     }
 
     /** The sweep, run again, finds nothing to do and leaves the worker's row as the first run left it. */
