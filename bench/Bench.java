@@ -51,11 +51,16 @@ public class Bench {
     record Worker(String id, String token) {
     }
 
+    /** {@code requests}: every HTTP request the workers sent in the window, polls and pushes alike. */
     record Throughput(long jobs, double seconds, Latencies polls, Latencies pushes, long errors, long empty,
-            Cpu.Usage cpu) {
+            Cpu.Usage cpu, long requests) {
 
         double rate() {
             return jobs / seconds;
+        }
+
+        double requestsPerJob() {
+            return jobs == 0 ? Double.NaN : requests / (double) jobs;
         }
     }
 
@@ -73,6 +78,8 @@ public class Bench {
     final AtomicLong synthetic = new AtomicLong(SYNTHETIC_BASE);
     final Stalls stalls = Stalls.listening();
     boolean batchPushEndpoint;
+    /** POST /blackboard/job/next (issue 23): push results and claim the next jobs in one round trip. */
+    boolean nextEndpoint;
     List<String> idleWorkers = List.of();
     final List<Worker> heartbeats = new java.util.concurrent.CopyOnWriteArrayList<>();
     /** The SDK phase: where its worker processes log, the Java SDK's jar, the Python to run the Python SDK with. */
@@ -251,8 +258,12 @@ public class Bench {
         require(http.delete("/workers/" + setup.id()), "delete setup worker");
         Http.Response probe = http.post("/blackboard/job/results", "[]");
         batchPushEndpoint = probe.status() != 404;
-        log("setup: function blocks %s; batch push endpoint %s", blocks.keySet(),
-                batchPushEndpoint ? "present (" + probe.status() + ")" : "absent (404)");
+        // no workerId: the endpoint answers 400; a server without it, 404 (no other mapping matches the path)
+        Http.Response next = http.post("/blackboard/job/next", "{}");
+        nextEndpoint = next.status() != 404 && next.status() != 405;
+        log("setup: function blocks %s; batch push endpoint %s; push + next endpoint %s", blocks.keySet(),
+                batchPushEndpoint ? "present (" + probe.status() + ")" : "absent (404)",
+                nextEndpoint ? "present (" + next.status() + ")" : "absent (" + next.status() + ")");
     }
 
     Worker register(String name, int concurrency) {
@@ -340,11 +351,21 @@ public class Bench {
         enqueueBulk(2, 2);
     }
 
+    /** Clients of the raw insert ceilings: those of the enqueue lines they stand beside (16 single, 4 bulk). */
+    static final int INSERT1_CLIENTS = 16;
+    static final int INSERT100_CLIENTS = 4;
+
     void ceiling() {
         sql.run("truncate job, job_event");
         report.raw1 = pgbench("claim1.sql", 1, mode.pgbenchSec() * 6_000L + 20_000);
+        report.rawMinimal = pgbench("claim1_minimal.sql", 1, mode.pgbenchSec() * 10_000L + 20_000);
         report.raw50 = pgbench("claim50.sql", 50, mode.pgbenchSec() * 45_000L + 50_000);
         report.rawServerSequence = pgbench("claim1_server_sequence.sql", 1, mode.pgbenchSec() * 6_000L + 20_000);
+        // the insert ceilings, each on an empty table as the claims' were (pgbench() deletes its jobs)
+        sql.run("truncate job, job_event", "vacuum analyze job");
+        report.rawInsert1 = pgbenchInsert("insert1.sql", INSERT1_CLIENTS, 1);
+        sql.run("truncate job, job_event", "vacuum analyze job");
+        report.rawInsert100 = pgbenchInsert("insert100.sql", INSERT100_CLIENTS, 100);
         // the server's tests start from the same clean table as pgbench did
         sql.run("truncate job, job_event", "vacuum analyze job");
     }
@@ -352,8 +373,46 @@ public class Bench {
     double pgbench(String script, int perRoundTrip, long jobs) {
         preload("bench.raw", jobs);
         long before = pushed("bench.raw");
-        Process pgbench = sql.startPgbench(benchDir.resolve(script), WORKERS, mode.pgbenchSec(),
-                "fb=" + blocks.get("bench.raw"), "fbs={" + blocks.get("bench.raw") + "}", "labels={}");
+        Pgbench run = runPgbench(script, WORKERS, "fbs={" + blocks.get("bench.raw") + "}", "labels={}");
+        long done = pushed("bench.raw") - before;
+        long left = pending("bench.raw");
+        double rate = done / (double) mode.pgbenchSec();
+        log("pgbench %s: %d jobs in %ds = %.0f jobs/s (%s); %d left%s; %s; postgres %.0f us/job", script, done,
+                mode.pgbenchSec(), rate, line(run.out(), "tps"), left,
+                left == 0 ? " -- RAN DRY, figure is a lower bound" : "", run.cpu(),
+                run.cpu().pg() / (rate * run.cpu().seconds()) * 1e6);
+        sql.run("delete from job where function_block_id = '%s'".formatted(blocks.get("bench.raw")));
+        return rate;
+    }
+
+    /**
+     * A raw insert ceiling: {@code clients} pgbench clients insert PENDING jobs of bench.raw, {@code perStatement}
+     * per autocommitted statement, with ids counting up from a range of their own; jobs/s are the rows there are
+     * after the run, over its seconds. The rows stay until the caller truncates the table.
+     */
+    double pgbenchInsert(String script, int clients, int perStatement) {
+        long base = synthetic.getAndAdd(1L << 40); // client c's ids: base + c * 2^32 + its count
+        long before = sql.count("select count(*) from job where function_block_id = '%s'"
+                .formatted(blocks.get("bench.raw")));
+        Pgbench run = runPgbench(script, clients, "base=" + base, "n=0");
+        long done = sql.count("select count(*) from job where function_block_id = '%s'"
+                .formatted(blocks.get("bench.raw"))) - before;
+        double rate = done / (double) mode.pgbenchSec();
+        log("pgbench %s (%d clients, %d per statement): %d jobs inserted in %ds = %.0f jobs/s (%s); %s;"
+                + " postgres %.0f us/job", script, clients, perStatement, done, mode.pgbenchSec(), rate,
+                line(run.out(), "tps"), run.cpu(), run.cpu().pg() / (rate * run.cpu().seconds()) * 1e6);
+        return rate;
+    }
+
+    record Pgbench(String out, Cpu.Usage cpu) {
+    }
+
+    /** Runs a script of bench/ for pgbenchSec with {@code -D fb=<bench.raw>} and the given defines; its CPU. */
+    Pgbench runPgbench(String script, int clients, String... defines) {
+        String[] all = new String[defines.length + 1];
+        all[0] = "fb=" + blocks.get("bench.raw");
+        System.arraycopy(defines, 0, all, 1, defines.length);
+        Process pgbench = sql.startPgbench(benchDir.resolve(script), clients, mode.pgbenchSec(), all);
         // pgbench's backends end with it: the last sample taken while they live is the measure
         sleepMs(300);
         Cpu.Sample first = cpu.sample();
@@ -363,15 +422,7 @@ public class Bench {
             samples.add(cpu.sample());
         }
         String out = Sql.finish(pgbench, 60);
-        long done = pushed("bench.raw") - before;
-        long left = pending("bench.raw");
-        double rate = done / (double) mode.pgbenchSec();
-        Cpu.Usage usage = Cpu.across(first, samples);
-        log("pgbench %s: %d jobs in %ds = %.0f jobs/s (%s); %d left%s; %s; postgres %.0f us/job", script, done,
-                mode.pgbenchSec(), rate, line(out, "tps"), left, left == 0 ? " -- RAN DRY, figure is a lower bound" : "",
-                usage, usage.pg() / (rate * usage.seconds()) * 1e6);
-        sql.run("delete from job where function_block_id = '%s'".formatted(blocks.get("bench.raw")));
-        return rate;
+        return new Pgbench(out, Cpu.across(first, samples));
     }
 
     void endToEnd() {
@@ -379,8 +430,112 @@ public class Bench {
         ensurePending("bench.e2e", mode.e2eSec() * 5_000L + 20_000);
         Throughput t = runWorkers(ws, 1, mode.e2eSec());
         report.e2e1 = t;
-        log("e2e 1 per poll: %.0f jobs/s; poll %s; push %s; errors %d, empty polls %d; %s; %s", t.rate(),
-                t.polls().summary(), t.pushes().summary(), t.errors(), t.empty(), t.cpu(), t.cpu().per(t.jobs(), "job"));
+        log("e2e 1 per poll: %.0f jobs/s; poll %s; push %s; errors %d, empty polls %d; %.2f HTTP requests/job; %s; %s",
+                t.rate(), t.polls().summary(), t.pushes().summary(), t.errors(), t.empty(), t.requestsPerJob(), t.cpu(),
+                t.cpu().per(t.jobs(), "job"));
+        report.nextEndpoint = nextEndpoint;
+        if (!nextEndpoint) {
+            log("e2e push + next: the server has no POST /blackboard/job/next; not measured");
+            return;
+        }
+        // the same start as the line above had: enough PENDING jobs, and a vacuumed table (its preload
+        // vacuums; the claims since left dead index entries that each claim would walk)
+        ensurePending("bench.e2e", mode.e2eSec() * 5_000L + 20_000);
+        sql.run("vacuum analyze job");
+        Throughput n = runPushNext(ws, mode.e2eSec());
+        report.e2eNext = n;
+        log("e2e 1 per round trip, push + next: %.0f jobs/s (%.2fx the poll + push line); plain polls %s;"
+                + " push + next %s; errors %d, empty polls %d; %.2f HTTP requests/job; %s; %s", n.rate(),
+                n.rate() / t.rate(), n.polls().summary(), n.pushes().summary(), n.errors(), n.empty(),
+                n.requestsPerJob(), n.cpu(), n.cpu().per(n.jobs(), "job"));
+    }
+
+    /**
+     * One round trip per job (issue 23): each worker polls once with POST /blackboard/job, then sends each finished
+     * job's push to POST /blackboard/job/next with limit 1 and takes its next job from the answer; a plain poll
+     * again only when the answer has no job. A job counts when its push's item answers 200. The claim a worker
+     * holds when the window ends is pushed after it, uncounted, so no job is left POLLED.
+     */
+    Throughput runPushNext(List<Worker> ws, int seconds) {
+        LongAdder jobs = new LongAdder();
+        LongAdder errors = new LongAdder();
+        LongAdder empty = new LongAdder();
+        LongAdder requests = new LongAdder();
+        Latencies polls = new Latencies();
+        Latencies nexts = new Latencies();
+        Cpu.Sample cpuStart = cpu.sample();
+        long start = System.nanoTime();
+        long end = start + TimeUnit.SECONDS.toNanos(seconds);
+        Cpu.Sample[] cpuEnd = new Cpu.Sample[1];
+        long[] endNanos = new long[1];
+        try (ExecutorService exec = Executors.newVirtualThreadPerTaskExecutor()) {
+            List<Future<Json.Claim>> held = new ArrayList<>();
+            for (Worker w : ws) {
+                held.add(exec.submit(() -> {
+                    String poll = "{\"workerId\":\"%s\",\"limit\":1}".formatted(w.id());
+                    Json.Claim claim = null;
+                    while (System.nanoTime() < end) {
+                        long t0 = System.nanoTime();
+                        if (claim == null) {
+                            Http.Response r = http.post("/blackboard/job", poll, w.token(), Http.TIMEOUT);
+                            polls.add(System.nanoTime() - t0);
+                            requests.increment();
+                            if (!r.ok()) {
+                                errors.increment();
+                                complain("poll", r);
+                                continue;
+                            }
+                            List<Json.Claim> claims = Json.claims(r.body());
+                            if (claims.isEmpty()) {
+                                empty.increment();
+                            } else {
+                                claim = claims.getFirst();
+                            }
+                            continue;
+                        }
+                        Http.Response r = http.post("/blackboard/job/next", "{\"workerId\":\"%s\",\"results\":[%s],\"limit\":1}"
+                                .formatted(w.id(), pushBody(w, claim)), w.token(), Http.TIMEOUT);
+                        nexts.add(System.nanoTime() - t0);
+                        requests.increment();
+                        if (!r.ok()) { // nothing pushed, nothing claimed: the claim stays POLLED until its deadline
+                            errors.increment();
+                            complain("push + next", r);
+                            claim = null;
+                            continue;
+                        }
+                        Json.Next next = Json.next(r.body());
+                        if (next.statuses().size() == 1 && next.statuses().getFirst() == 200) {
+                            jobs.increment();
+                        } else {
+                            errors.increment();
+                            complain("push + next (item)", r);
+                        }
+                        claim = next.jobs().isEmpty() ? null : next.jobs().getFirst();
+                    }
+                    return claim;
+                }));
+            }
+            // the window ends when the last worker's request in flight at its end is answered
+            List<Json.Claim> left = new ArrayList<>();
+            for (Future<Json.Claim> f : held) {
+                try {
+                    left.add(f.get());
+                } catch (Exception e) { // an answer the driver could not read: that worker stopped early
+                    left.add(null);
+                    errors.increment();
+                    log("e2e push + next: a worker stopped: %s", e.getCause() == null ? e : e.getCause());
+                }
+            }
+            cpuEnd[0] = cpu.sample();
+            endNanos[0] = System.nanoTime();
+            for (int i = 0; i < ws.size(); i++) {
+                if (left.get(i) != null) {
+                    push(ws.get(i), left.get(i), new LongAdder());
+                }
+            }
+        }
+        return new Throughput(jobs.sum(), (endNanos[0] - start) / 1e9, polls, nexts, errors.sum(), empty.sum(),
+                Cpu.between(cpuStart, cpuEnd[0]), requests.sum());
     }
 
     void batched() {
@@ -647,6 +802,7 @@ public class Bench {
         LongAdder jobs = new LongAdder();
         LongAdder errors = new LongAdder();
         LongAdder empty = new LongAdder();
+        LongAdder requests = new LongAdder();
         Latencies polls = new Latencies();
         Latencies pushes = new Latencies();
         Cpu.Sample cpuStart = cpu.sample();
@@ -660,6 +816,7 @@ public class Bench {
                         long t0 = System.nanoTime();
                         Http.Response r = http.post("/blackboard/job", body, w.token(), Http.TIMEOUT);
                         polls.add(System.nanoTime() - t0);
+                        requests.increment();
                         if (!r.ok()) {
                             errors.increment();
                             complain("poll", r);
@@ -670,19 +827,23 @@ public class Bench {
                             empty.increment();
                             continue;
                         }
-                        jobs.add(pushAll(w, claims, pushes, errors));
+                        jobs.add(pushAll(w, claims, pushes, errors, requests));
                     }
                 });
             }
         }
         return new Throughput(jobs.sum(), (System.nanoTime() - start) / 1e9, polls, pushes, errors.sum(),
-                empty.sum(), Cpu.between(cpuStart, cpu.sample()));
+                empty.sum(), Cpu.between(cpuStart, cpu.sample()), requests.sum());
     }
 
-    /** Pushes the claimed jobs: one push, the batch endpoint, or (without it) all at once in parallel. */
-    int pushAll(Worker w, List<Json.Claim> claims, Latencies latencies, LongAdder errors) {
+    /**
+     * Pushes the claimed jobs: one push, the batch endpoint, or (without it) all at once in parallel. Adds the
+     * HTTP requests it sent to {@code requests}.
+     */
+    int pushAll(Worker w, List<Json.Claim> claims, Latencies latencies, LongAdder errors, LongAdder requests) {
         long t0 = System.nanoTime();
         int done = 0;
+        requests.add(claims.size() == 1 || batchPushEndpoint ? 1 : claims.size());
         if (claims.size() == 1) {
             done = push(w, claims.getFirst(), errors) ? 1 : 0;
         } else if (batchPushEndpoint) {
@@ -1086,6 +1247,7 @@ public class Bench {
         long start = System.nanoTime() + TimeUnit.SECONDS.toNanos(mode.driftWarmupSec());
         long end = start + TimeUnit.SECONDS.toNanos(mode.driftSec());
         String batch = jobsBody("bench.mixed", 100);
+        LongAdder requests = new LongAdder(); // not reported: the windows count jobs
         ExecutorService exec = Executors.newVirtualThreadPerTaskExecutor();
         Future<Cpu.Sample> cpuStart = exec.submit(() -> {
             sleepMs(Math.max(0, TimeUnit.NANOSECONDS.toMillis(start - System.nanoTime())));
@@ -1123,7 +1285,7 @@ public class Bench {
                         sleepMs(1);
                         continue;
                     }
-                    int done = pushAll(w, claims, pushes, errors);
+                    int done = pushAll(w, claims, pushes, errors, requests);
                     completed.addAndGet(done);
                     long since = System.nanoTime() - start;
                     int window = (int) (since / windowNanos);

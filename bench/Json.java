@@ -53,6 +53,57 @@ final class Json {
         return claims;
     }
 
+    /** An answer of POST /blackboard/job/next: each pushed item's status, in order, and the jobs claimed. */
+    record Next(List<Integer> statuses, List<Claim> jobs) {
+    }
+
+    private static final Pattern ITEM_STATUS = Pattern.compile("\"status\":(\\d+)");
+
+    /**
+     * Reads {@code {"results": [{"jobId", "status", "job", "problem"}, ...], "jobs": [JobView, ...]}}: the claims
+     * are those of the {@code jobs} array alone (each result item carries its job's JobView too, with an "id" and
+     * an "attempt"); an item's status is the first number-valued "status" after its "jobId" (a JobView's status
+     * is a string, and an item's problem repeats the item's status).
+     */
+    static Next next(String body) {
+        int key = body.lastIndexOf("\"jobs\":");
+        int open = key < 0 ? -1 : body.indexOf('[', key);
+        if (open < 0) {
+            throw new IllegalStateException("no jobs in the push + next answer: " + body);
+        }
+        int close = arrayEnd(body, open);
+        String rest = body.substring(0, key) + body.substring(close + 1);
+        List<Integer> statuses = new ArrayList<>();
+        for (int at = rest.indexOf("\"jobId\":"); at >= 0; at = rest.indexOf("\"jobId\":", at + 1)) {
+            Matcher m = ITEM_STATUS.matcher(rest);
+            statuses.add(m.find(at) ? Integer.parseInt(m.group(1)) : -1);
+        }
+        return new Next(statuses, claims(body.substring(open, close + 1)));
+    }
+
+    /** The index of the ']' that closes the array opening at {@code open}, strings skipped. */
+    private static int arrayEnd(String body, int open) {
+        int depth = 0;
+        boolean inString = false;
+        for (int i = open; i < body.length(); i++) {
+            char c = body.charAt(i);
+            if (inString) {
+                if (c == '\\') {
+                    i++;
+                } else if (c == '"') {
+                    inString = false;
+                }
+            } else if (c == '"') {
+                inString = true;
+            } else if (c == '[' || c == '{') {
+                depth++;
+            } else if ((c == ']' || c == '}') && --depth == 0) {
+                return i;
+            }
+        }
+        throw new IllegalStateException("unterminated array in " + body);
+    }
+
     /** name -> id of the function blocks in a registration answer. */
     static java.util.Map<String, String> blocks(String body) {
         java.util.Map<String, String> blocks = new java.util.LinkedHashMap<>();

@@ -8,6 +8,10 @@ final class Report {
     double raw1 = Double.NaN;
     double raw50 = Double.NaN;
     double rawServerSequence = Double.NaN;
+    /** The ceilings of issue 23: a queue library's minimal claim + complete, the raw single and 100-row inserts. */
+    double rawMinimal = Double.NaN;
+    double rawInsert1 = Double.NaN;
+    double rawInsert100 = Double.NaN;
     String machine = "?";
     String loadBefore = "?";
     String loadAfter = "?";
@@ -16,6 +20,10 @@ final class Report {
     final List<String> failures = new ArrayList<>();
     Bench.Throughput e2e1;
     Bench.Throughput e2e50;
+    /** One round trip per job, push + next (issue 23); null when not measured, with the reason in nextEndpoint. */
+    Bench.Throughput e2eNext;
+    /** Whether the server has POST /blackboard/job/next; null when phase e2e did not run. */
+    Boolean nextEndpoint;
     Bench.Throughput sdkRawBefore;
     Bench.Throughput sdkRawAfter;
     Bench.SdkRun sdkJava;
@@ -44,6 +52,19 @@ final class Report {
         double e2e50Rate = e2e50 == null ? Double.NaN : e2e50.rate();
         row("claim + push, 1 job per poll, 8 workers", jobs(e2e1Rate), jobs(raw1), ratio(e2e1Rate, raw1),
                 ">= 0.6x raw", verdict(e2e1Rate / raw1 >= 0.6, e2e1Rate, raw1));
+        row("(the same) against the minimal claim + complete of a queue library (claim1_minimal.sql: two"
+                + " autocommitted statements, no audit rows)", jobs(e2e1Rate), jobs(rawMinimal),
+                ratio(e2e1Rate, rawMinimal), "", "");
+        double nextRate = e2eNext == null ? Double.NaN : e2eNext.rate();
+        String nextLabel = "1 per round trip, push + next (POST /blackboard/job/next, limit 1), 8 workers";
+        if (e2eNext != null) {
+            row(nextLabel, jobs(nextRate), jobs(raw1), ratio(nextRate, raw1), "", "");
+            row("(the same) against the minimal claim + complete", jobs(nextRate), jobs(rawMinimal),
+                    ratio(nextRate, rawMinimal), "", "");
+        } else {
+            row(nextLabel, Boolean.FALSE.equals(nextEndpoint) ? "n/a (the server has no /blackboard/job/next)"
+                    : "not run", "", "", "", "");
+        }
         row("(reference) the server's statement sequence for 1 job, through pgbench, no HTTP", "", jobs(rawServerSequence),
                 ratio(rawServerSequence, raw1), "", "");
         double before = sdkRawBefore == null ? Double.NaN : sdkRawBefore.rate();
@@ -60,9 +81,11 @@ final class Report {
                 : batchPushEndpoint ? " (batch push)" : " (no batch push endpoint: 50 pushes in parallel)"),
                 jobs(e2e50Rate), jobs(raw50), ratio(e2e50Rate, raw50), ">= 15,000 jobs/s",
                 verdict(e2e50Rate >= 15_000, e2e50Rate));
-        row("enqueue, 1 job per call, 16 clients", jobs(enqueueSingle), "", "", ">= 10,000 jobs/s",
+        row("enqueue, 1 job per call, 16 clients (raw: insert1.sql, 1 row per autocommitted insert, 16 clients)",
+                jobs(enqueueSingle), jobs(rawInsert1), ratio(enqueueSingle, rawInsert1), ">= 10,000 jobs/s",
                 verdict(enqueueSingle >= 10_000, enqueueSingle));
-        row("enqueue, bulk 1,000 per call, 4 clients", jobs(enqueueBulk), "", "", ">= 100,000 jobs/s",
+        row("enqueue, bulk 1,000 per call, 4 clients (raw: insert100.sql, 100 rows per insert statement, 4 clients)",
+                jobs(enqueueBulk), jobs(rawInsert100), ratio(enqueueBulk, rawInsert100), ">= 100,000 jobs/s",
                 verdict(enqueueBulk >= 100_000, enqueueBulk));
         double p50 = pct(delivery, 50);
         double p99 = pct(delivery, 99);
@@ -102,7 +125,11 @@ final class Report {
         rows.forEach(r -> out.append(r).append('\n'));
         failures.forEach(f -> out.append("\nFAILED: ").append(f).append('\n'));
         if (e2e1 != null) {
-            out.append("\n1 per poll: ").append(e2e1.cpu()).append('\n');
+            out.append("\n1 per poll: ").append(e2e1.cpu()).append(requestsPerJob(e2e1, "pushes")).append('\n');
+        }
+        if (e2eNext != null) {
+            out.append("1 per round trip, push + next: ").append(e2eNext.cpu()).append(requestsPerJob(e2eNext, "push + next calls"))
+                    .append('\n');
         }
         if (e2e50 != null) {
             out.append("50 per poll: ").append(e2e50.cpu()).append('\n');
@@ -126,6 +153,12 @@ final class Report {
         double before = sdkRawBefore == null ? Double.NaN : sdkRawBefore.rate();
         double after = sdkRawAfter == null ? Double.NaN : sdkRawAfter.rate();
         return Double.isNaN(before) ? after : Double.isNaN(after) ? before : (before + after) / 2;
+    }
+
+    /** The workers' HTTP requests per job pushed: polls (empty ones too) and pushes, or push + next calls. */
+    private static String requestsPerJob(Bench.Throughput t, String others) {
+        return t.jobs() == 0 ? "" : String.format(Locale.ROOT, "; %.2f HTTP requests per job (%,d polls, %,d %s)",
+                t.requestsPerJob(), t.polls().count(), t.requests() - t.polls().count(), others);
     }
 
     private static String driverUs(String when, Bench.Throughput t) {
