@@ -19,7 +19,8 @@ import javax.net.ssl.SSLContext;
 
 /**
  * A Blackboard worker: registers itself and its function blocks, keeps its lease with one ping loop, claims
- * jobs for its free slots with one long-poll loop, runs them on a bounded executor and pushes their results.
+ * jobs for its free slots with one long-poll loop, runs them on a bounded executor and pushes their results (on
+ * a server of API 1.1, a busy worker's push also claims its next job: one round trip per job).
  *
  * <pre>{@code
  * try (BlackboardWorker worker = BlackboardWorker.builder()

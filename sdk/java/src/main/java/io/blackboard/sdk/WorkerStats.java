@@ -3,7 +3,7 @@ package io.blackboard.sdk;
 /**
  * Counters of a worker since it was built, read with {@link BlackboardWorker#stats()}.
  *
- * @param jobsReceived jobs claimed by this worker's polls
+ * @param jobsReceived jobs claimed by this worker's polls, and by its pushes that claimed the next job (API 1.1)
  * @param jobsSucceeded SUCCESS pushes the server accepted
  * @param jobsFailed FAILURE pushes the server accepted (thrown exceptions, {@code Outcome.failure},
  *     results the block's schema refused)

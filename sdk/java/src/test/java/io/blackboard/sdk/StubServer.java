@@ -28,7 +28,8 @@ import java.util.function.Function;
 /**
  * A stand-in for the Blackboard server, on {@code com.sun.net.httpserver}: every request recorded, every route
  * answered by a default that behaves like the server (fast timings: 50 ms pings, 100 ms orphan grace) unless a
- * test scripts it with {@link #on} or {@link #once}. Jobs handed out by polls come from {@link #offer}.
+ * test scripts it with {@link #on} or {@link #once}. Jobs handed out by polls and by /next come from
+ * {@link #offer}; /next is only called once {@link #apiVersion} says "1.1".
  */
 final class StubServer implements AutoCloseable {
 
@@ -72,6 +73,7 @@ final class StubServer implements AutoCloseable {
     static final String UNREGISTER = "POST /workers/*/unregister";
     static final String POLL = "POST /blackboard/job";
     static final String PUSH = "POST /blackboard/job/result";
+    static final String NEXT = "POST /blackboard/job/next";
     static final String CLAIMS = "GET /workers/*/jobs";
 
     private final HttpServer server;
@@ -86,7 +88,12 @@ final class StubServer implements AutoCloseable {
     volatile long orphanGraceMs = 100;
     /** How long an empty poll parks (at most its waitMs). */
     volatile long pollHoldMs = 50;
+    /** The registration answer's apiVersion; null leaves it out, as servers before "1" did. */
+    volatile String apiVersion;
     final List<String> cancelJobIds = new CopyOnWriteArrayList<>();
+    /** Jobs handed out by the default poll and by the default /next. */
+    final AtomicInteger claimedByPolls = new AtomicInteger();
+    final AtomicInteger claimedByNext = new AtomicInteger();
     /** Worker tokens of deleted workers: every call made with one is answered 404. */
     final List<String> forgotten = new CopyOnWriteArrayList<>();
 
@@ -193,6 +200,9 @@ final class StubServer implements AutoCloseable {
             worker.put("pingIntervalMs", pingIntervalMs);
             worker.put("orphanGraceMs", orphanGraceMs);
             worker.put("maxPollWaitMs", 30_000);
+            if (apiVersion != null) {
+                worker.put("apiVersion", apiVersion);
+            }
             return Response.json(201, worker);
         });
         on(BLOCKS, r -> {
@@ -231,11 +241,24 @@ final class StubServer implements AutoCloseable {
                     List<Map<String, Object>> more = new ArrayList<>();
                     jobs.drainTo(more, limit - 1);
                     claimed.addAll(more);
+                    claimedByPolls.addAndGet(claimed.size());
                 }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
             return Response.json(200, claimed);
+        });
+        on(NEXT, r -> {
+            // every push lands; then up to limit jobs, without waiting
+            List<Object> results = new ArrayList<>();
+            for (Object push : Json.array(r.json().get("results"))) {
+                Object id = Json.object(push).get("jobId");
+                results.add(Map.of("jobId", id, "status", 200, "job", Map.of("id", id, "status", "PUSHED")));
+            }
+            List<Map<String, Object>> claimed = new ArrayList<>();
+            jobs.drainTo(claimed, ((Number) r.json().getOrDefault("limit", 1)).intValue());
+            claimedByNext.addAndGet(claimed.size());
+            return Response.json(200, Map.of("results", results, "jobs", claimed));
         });
         on(PUSH, r -> Response.json(200, Map.of("id", r.json().get("jobId"), "status", "PUSHED")));
         on(UNREGISTER, r -> Response.json(200, Map.of("state", "OFFLINE")));

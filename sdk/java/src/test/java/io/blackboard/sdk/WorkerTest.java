@@ -2,6 +2,7 @@ package io.blackboard.sdk;
 
 import static io.blackboard.sdk.StubServer.BLOCKS;
 import static io.blackboard.sdk.StubServer.CLAIMS;
+import static io.blackboard.sdk.StubServer.NEXT;
 import static io.blackboard.sdk.StubServer.PING;
 import static io.blackboard.sdk.StubServer.POLL;
 import static io.blackboard.sdk.StubServer.PUSH;
@@ -429,6 +430,220 @@ class WorkerTest {
         await("counted", () -> worker.stats().schemaViolations() == 1 && worker.stats().jobsFailed() == 1);
     }
 
+    // ---- pushes by /next (API 1.1) -------------------------------------------------------------------------
+
+    @Test
+    void a_busy_worker_pushes_and_claims_its_next_job_in_one_round_trip() {
+        stub.apiVersion = "1.1";
+        for (int i = 0; i < 4; i++) {
+            stub.offer(job("j" + i, JobType.EXECUTE, 1, Map.of("n", i)));
+        }
+        start(builder(ctx -> {
+            if (ctx.jobId().equals("j2")) {
+                await("a ping listing j2", () -> stub.requests(PING).stream()
+                        .anyMatch(r -> r.activeJobIds().contains("j2")));
+            }
+            return Outcome.success(Map.of("n", ctx.params().get("n")));
+        }));
+
+        await("all pushed", () -> worker.stats().jobsSucceeded() == 4);
+        assertThat(stub.count(PUSH)).isZero();
+        List<Request> nexts = stub.requests(NEXT);
+        assertThat(nexts).hasSize(4);
+        for (int i = 0; i < 4; i++) {
+            Request next = nexts.get(i);
+            assertThat(next.token()).isEqualTo("bbw_1");
+            assertThat(next.json()).containsEntry("workerId", "w1").containsEntry("limit", 1L);
+            assertThat(Json.array(next.json().get("results"))).hasSize(1);
+            assertThat(item(next)).containsEntry("jobId", "j" + i).containsEntry("workerId", "w1")
+                    .containsEntry("attempt", 1L).containsEntry("status", "SUCCESS")
+                    .containsEntry("result", Map.of("n", (long) i));
+        }
+        assertThat(stub.claimedByPolls.get()).as("only the first job came from a poll").isEqualTo(1);
+        assertThat(stub.claimedByNext.get()).isEqualTo(3);
+        assertThat(stub.requests(POLL).stream().filter(p -> p.atNanos() < last(nexts).atNanos()))
+                .as("no poll while the slot passed from job to job").hasSize(1);
+        assertThat(worker.stats().jobsReceived()).isEqualTo(4);
+        await("polling for the free slot again", () -> last(stub.requests(POLL)).atNanos() > last(nexts).atNanos());
+    }
+
+    @Test
+    void a_push_by_next_sent_again_after_an_io_error_or_a_5xx_claims_nothing() {
+        stub.apiVersion = "1.1";
+        stub.once(NEXT, Response.drop()); // resent at once, as a closed idle connection: without the claim
+        stub.once(NEXT, Response.drop()); // then with backoff
+        stub.once(NEXT, Response.problem(503, "/problems/database-unavailable"));
+        stub.offer(job("j1", JobType.EXECUTE, 1, Map.of("k", "v")));
+        stub.offer(job("j2", JobType.EXECUTE, 1, Map.of())); // waiting while j1's push is retried
+        start(builder(echo()));
+
+        await("both pushed", () -> worker.stats().jobsSucceeded() == 2);
+        List<Request> pushes = stub.requests(NEXT).stream().filter(r -> item(r).get("jobId").equals("j1")).toList();
+        assertThat(pushes).hasSize(4);
+        assertThat(pushes).extracting(r -> Json.write(r.json().get("results")))
+                .containsOnly(Json.write(pushes.get(0).json().get("results")));
+        assertThat(pushes).extracting(r -> r.json().get("limit")).containsExactly(1L, 0L, 0L, 0L);
+        assertThat(worker.stats().pushRetries()).isEqualTo(2);
+        assertThat(stub.claimedByNext.get()).as("j2 waited for j1's slot, then a poll claimed it").isZero();
+        assertThat(stub.claimedByPolls.get()).isEqualTo(2);
+    }
+
+    @Test
+    void an_item_answered_409_is_dropped_and_counted() {
+        stub.apiVersion = "1.1";
+        stub.once(NEXT, answered("j1", 409, Map.of("type", "/problems/job-not-held", "detail", "not held"), List.of()));
+        start(builder(echo()));
+        stub.offer(job("j1", JobType.EXECUTE, 1, Map.of()));
+
+        await("counted", () -> worker.stats().pushConflicts() == 1);
+        await("slot freed", () -> worker.heldJobs() == 0);
+        StubServer.sleep(Duration.ofMillis(100));
+        assertThat(stub.count(NEXT)).isEqualTo(1);
+        assertThat(worker.stats().jobsSucceeded()).isZero();
+        assertThat(worker.stats().reregistrations()).isZero();
+    }
+
+    @Test
+    void an_item_answered_422_is_pushed_again_as_a_failure_and_a_job_claimed_with_it_is_left_to_the_server() {
+        stub.apiVersion = "1.1";
+        stub.once(NEXT, answered("j1", 422, Map.of("type", "/problems/schema-violation", "detail", "bad result",
+                "field", "result", "violations", List.of("$: string found, object expected")),
+                List.of(job("j2", JobType.EXECUTE, 1, Map.of()))));
+        AtomicInteger ran = new AtomicInteger();
+        start(builder(ctx -> {
+            ran.incrementAndGet();
+            return Outcome.success("not an object");
+        }));
+        stub.offer(job("j1", JobType.EXECUTE, 1, Map.of()));
+
+        await("two pushes", () -> stub.count(NEXT) == 2);
+        List<Request> pushes = stub.requests(NEXT);
+        assertThat(item(pushes.get(0))).containsEntry("status", "SUCCESS").containsEntry("result", "not an object");
+        Map<String, Object> failure = item(pushes.get(1));
+        assertThat(failure).containsEntry("jobId", "j1").containsEntry("status", "FAILURE")
+                .doesNotContainKey("result");
+        assertThat(Json.object(failure.get("error"))).containsEntry("type", "RESULT_SCHEMA_VIOLATION")
+                .containsEntry("violations", List.of("$: string found, object expected"));
+        assertThat(pushes.get(1).json()).as("the slot is still j1's: no claim").containsEntry("limit", 0L);
+        await("counted", () -> worker.stats().schemaViolations() == 1 && worker.stats().jobsFailed() == 1);
+        await("slot freed", () -> worker.heldJobs() == 0);
+        StubServer.sleep(Duration.ofMillis(150));
+        assertThat(ran.get()).as("j2, claimed beside a push that was not over, never ran").isEqualTo(1);
+        assertThat(stub.requests(PING)).noneMatch(p -> p.activeJobIds().contains("j2"));
+        assertThat(worker.stats().jobsReceived()).isEqualTo(1);
+    }
+
+    @Test
+    void a_next_answered_404_registers_again_but_an_items_404_only_drops_the_result() {
+        stub.apiVersion = "1.1";
+        stub.once(NEXT, answered("j1", 404, Map.of("type", "/problems/job-not-found"), List.of()));
+        stub.once(NEXT, Response.problem(404, "/problems/worker-not-found"));
+        start(builder(echo()));
+        stub.offer(job("j1", JobType.EXECUTE, 1, Map.of()));
+        await("dropped", () -> worker.stats().pushesDropped() == 1);
+        assertThat(worker.stats().reregistrations()).isZero();
+
+        stub.offer(job("j2", JobType.EXECUTE, 1, Map.of()));
+
+        await("second registration", () -> "w2".equals(worker.workerId()));
+        assertThat(worker.stats().reregistrations()).isEqualTo(1);
+        assertThat(worker.stats().pushesDropped()).isEqualTo(2);
+    }
+
+    @Test
+    void a_quiet_worker_pushes_by_next_without_claiming() throws Exception {
+        stub.apiVersion = "1.1";
+        CountDownLatch started = new CountDownLatch(2);
+        CountDownLatch release = new CountDownLatch(1);
+        start(builder(ctx -> {
+            started.countDown();
+            release.await();
+            return Outcome.success(Map.of());
+        }).concurrency(2));
+        stub.offer(job("j1", JobType.EXECUTE, 1, Map.of()));
+        stub.offer(job("j2", JobType.EXECUTE, 1, Map.of()));
+        started.await();
+        stub.directive = "QUIET";
+        await("QUIET", () -> worker.state() == WorkerState.QUIET);
+        stub.offer(job("j3", JobType.EXECUTE, 1, Map.of()));
+
+        release.countDown();
+        await("both pushed", () -> worker.stats().jobsSucceeded() == 2);
+        assertThat(stub.requests(NEXT)).hasSize(2)
+                .allSatisfy(r -> assertThat(r.json()).containsEntry("limit", 0L));
+        assertThat(worker.stats().jobsReceived()).isEqualTo(2);
+    }
+
+    @Test
+    void a_draining_worker_pushes_by_next_without_claiming() throws Exception {
+        stub.apiVersion = "1.1";
+        CountDownLatch started = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        start(builder(ctx -> {
+            started.countDown();
+            release.await();
+            return Outcome.success(Map.of());
+        }));
+        stub.offer(job("j1", JobType.EXECUTE, 1, Map.of()));
+        started.await();
+        stub.offer(job("j2", JobType.EXECUTE, 1, Map.of()));
+
+        CompletableFuture<Void> close = CompletableFuture.runAsync(worker::close);
+        await("DRAINING", () -> worker.state() == WorkerState.DRAINING);
+        release.countDown();
+        close.get(5, TimeUnit.SECONDS);
+
+        assertThat(stub.requests(NEXT)).singleElement()
+                .satisfies(r -> assertThat(r.json()).containsEntry("limit", 0L));
+        assertThat(worker.stats().jobsSucceeded()).isEqualTo(1);
+        assertThat(worker.stats().jobsReceived()).isEqualTo(1);
+    }
+
+    @Test
+    void a_server_of_api_1_keeps_the_single_push() {
+        stub.apiVersion = "1";
+        start(builder(echo()));
+        stub.offer(job("j1", JobType.EXECUTE, 1, Map.of()));
+
+        await("pushed", () -> worker.stats().jobsSucceeded() == 1);
+        assertThat(stub.count(PUSH)).isEqualTo(1);
+        assertThat(stub.count(NEXT)).isZero();
+    }
+
+    @Test
+    void concurrency_is_never_exceeded_when_polls_and_next_both_claim() {
+        stub.apiVersion = "1.1";
+        stub.pingIntervalMs = 10;
+        AtomicInteger running = new AtomicInteger();
+        AtomicInteger most = new AtomicInteger();
+        AtomicInteger mostHeld = new AtomicInteger();
+        start(builder(ctx -> {
+            most.accumulateAndGet(running.incrementAndGet(), Math::max);
+            mostHeld.accumulateAndGet(worker.heldJobs(), Math::max);
+            Thread.sleep(5 + (ctx.jobId().hashCode() & 15));
+            running.decrementAndGet();
+            return Outcome.success(Map.of());
+        }).concurrency(3));
+        for (int round = 0; round < 6; round++) {
+            for (int i = 0; i < 8; i++) {
+                stub.offer(job("j" + round + "-" + i, JobType.EXECUTE, 1, Map.of()));
+            }
+            StubServer.sleep(Duration.ofMillis(40)); // polls and pushes meet in every phase of the work
+        }
+
+        await("all pushed", () -> worker.stats().jobsSucceeded() == 48);
+        assertThat(most.get()).isEqualTo(3);
+        assertThat(mostHeld.get()).isLessThanOrEqualTo(3);
+        assertThat(stub.claimedByPolls.get()).as("the poll loop claimed").isPositive();
+        assertThat(stub.claimedByNext.get()).as("/next claimed").isPositive();
+        assertThat(stub.claimedByPolls.get() + stub.claimedByNext.get()).isEqualTo(48);
+        assertThat(stub.requests(POLL)).allSatisfy(poll ->
+                assertThat(((Number) poll.json().get("limit")).intValue()).isBetween(1, 3));
+        assertThat(stub.requests(NEXT)).allSatisfy(next ->
+                assertThat(((Number) next.json().get("limit")).intValue()).isBetween(0, 1));
+        assertThat(stub.requests(PING)).allSatisfy(ping -> assertThat(ping.activeJobIds().size()).isLessThanOrEqualTo(3));
+    }
+
     // ---- directives and cancels ---------------------------------------------------------------------------
 
     @Test
@@ -639,6 +854,17 @@ class WorkerTest {
 
         assertThat(Duration.ofNanos(System.nanoTime() - closing)).isLessThan(Duration.ofSeconds(1));
         assertThat(stub.count(UNREGISTER)).isZero();
+    }
+
+    /** A /next answered 200, its one item with {@code status} and {@code problem}, and {@code jobs} claimed. */
+    private static Response answered(String jobId, int status, Map<String, Object> problem, List<Object> jobs) {
+        return Response.json(200, Map.of("results", List.of(Map.of("jobId", jobId, "status", status, "problem",
+                problem)), "jobs", jobs));
+    }
+
+    /** The one push a /next request carries. */
+    private static Map<String, Object> item(Request next) {
+        return Json.object(Json.array(next.json().get("results")).get(0));
     }
 
     private static Request last(List<Request> requests) {

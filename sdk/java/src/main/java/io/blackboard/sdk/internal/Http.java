@@ -64,13 +64,26 @@ public final class Http {
             throws IOException, InterruptedException {
         HttpRequest request = request(method, path, token, body, timeout);
         try {
-            return toReply(client.send(request, HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8)));
+            return exchange(request);
         } catch (IOException e) {
             if (!resendable(e)) {
                 throw e;
             }
-            return toReply(client.send(request, HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8)));
+            return exchange(request);
         }
+    }
+
+    /**
+     * Sends once, without the silent resend: for a request that must not go twice as it is (a claim: if the
+     * server did read it, the same request again would claim again). The caller decides what to resend.
+     */
+    public Reply sendOnce(String method, String path, String token, Object body)
+            throws IOException, InterruptedException {
+        return exchange(request(method, path, token, body, requestTimeout));
+    }
+
+    private Reply exchange(HttpRequest request) throws IOException, InterruptedException {
+        return toReply(client.send(request, HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8)));
     }
 
     /** An I/O error that may be the server closing an idle connection under the request. */

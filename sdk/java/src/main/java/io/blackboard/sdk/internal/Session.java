@@ -4,10 +4,31 @@ import io.blackboard.sdk.WorkerConfig;
 import java.util.Map;
 
 /**
- * One registration: the worker's id and token, and its function blocks by the ids the server gave them. A
- * re-registration makes a new one; calls made with an old one are dropped, never retried under the new id.
+ * One registration: the worker's id and token, its function blocks by the ids the server gave them, and whether
+ * that server has {@code POST /blackboard/job/next} (API 1.1). A re-registration makes a new one; calls made with
+ * an old one are dropped, never retried under the new id.
  */
-record Session(String workerId, String token, Map<String, WorkerConfig.Block> blocksById, int generation) {
+record Session(String workerId, String token, Map<String, WorkerConfig.Block> blocksById, int generation,
+        boolean hasNext) {
+
+    /**
+     * Whether a registration answer's {@code apiVersion} is 1.1 or newer. Servers before 1.1 answer "1"; one
+     * that does not say is older still. An SDK must not call /next on them: their 404 for an unknown path would
+     * read as "the worker was deleted".
+     */
+    static boolean hasNext(Object apiVersion) {
+        if (!(apiVersion instanceof String version)) {
+            return false;
+        }
+        String[] parts = version.trim().split("\\.");
+        try {
+            int major = Integer.parseInt(parts[0]);
+            int minor = parts.length > 1 ? Integer.parseInt(parts[1]) : 0;
+            return major > 1 || (major == 1 && minor >= 1);
+        } catch (NumberFormatException e) {
+            return false;
+        }
+    }
 
     @Override
     public String toString() {

@@ -27,8 +27,11 @@ import java.util.concurrent.locks.ReentrantLock;
  * The worker's machinery, behind {@code BlackboardWorker}. Two threads of its own: the <em>control</em> thread
  * registers, pings (the lease), applies directives, re-registers when the server forgot the worker, and runs
  * the shutdown sequence; the <em>poll</em> thread long-polls for exactly the free slots and hands each job to
- * the handler executor, where the job's push (with its retries) runs after its handler. Every state change
- * happens under {@link #lock} and wakes both threads through {@link #changed}.
+ * the handler executor, where the job's push (with its retries) runs after its handler. With a server of API 1.1
+ * the push is also a claim ({@code POST /blackboard/job/next}): the job it brings takes the pushed job's slot and
+ * runs next on the same handler thread, so a busy worker makes one round trip per job and the poll loop only
+ * claims for slots that are really free. Every state change happens under {@link #lock} and wakes both threads
+ * through {@link #changed}.
  */
 public final class WorkerRuntime {
 
@@ -260,7 +263,8 @@ public final class WorkerRuntime {
         String directive = Json.string(registered.answer().get("directive"));
         lock.lock();
         try {
-            session = new Session(registered.workerId(), registered.token(), registered.blocksById(), ++generation);
+            session = new Session(registered.workerId(), registered.token(), registered.blocksById(), ++generation,
+                    Session.hasNext(registered.answer().get("apiVersion")));
             expired = false;
             if (stopReason == null) {
                 state = "QUIET".equals(directive) ? WorkerState.QUIET : WorkerState.RUNNING;
@@ -269,8 +273,9 @@ public final class WorkerRuntime {
         } finally {
             lock.unlock();
         }
-        log.log(Level.INFO, "registered worker {0} as {1} ({2} function blocks, concurrency {3})", config.name(),
-                registered.workerId(), registered.blocksById().size(), String.valueOf(config.concurrency()));
+        log.log(Level.INFO, "registered worker {0} as {1} ({2} function blocks, concurrency {3}, API {4})",
+                config.name(), registered.workerId(), registered.blocksById().size(),
+                String.valueOf(config.concurrency()), registered.answer().get("apiVersion"));
         if ("TERMINATE".equals(directive)) {
             requestStop(StopReason.TERMINATED);
         }
@@ -661,36 +666,83 @@ public final class WorkerRuntime {
             return;
         }
         for (Object item : jobs) {
-            Job job;
-            try {
-                job = Job.fromJson(Json.object(item));
-            } catch (RuntimeException e) {
-                log.log(Level.ERROR, "a poll answer held something that is not a job: " + item, e);
+            HeldJob heldJob = hold(s, item);
+            if (heldJob == null) {
                 continue;
             }
-            HeldJob heldJob = new HeldJob(job, s.blocksById().get(job.functionBlockId()), s);
-            held.put(job.id(), heldJob);
-            counters.received.incrementAndGet();
             try {
                 handlers.execute(() -> runner.run(heldJob));
             } catch (RejectedExecutionException e) {
                 // not listed from now on: the server releases the claim after the orphan grace
                 log.log(Level.WARNING, "the handler executor refused {0}; leaving it to the server", heldJob);
-                held.remove(job.id(), heldJob);
+                held.remove(heldJob.jobId(), heldJob);
             }
         }
     }
 
+    /** A claimed job (a poll's or a push's) held from now on, so listed in pings; null when it is not a job. */
+    private HeldJob hold(Session s, Object item) {
+        Job job;
+        try {
+            job = Job.fromJson(Json.object(item));
+        } catch (RuntimeException e) {
+            log.log(Level.ERROR, "an answer held something that is not a job: " + item, e);
+            return null;
+        }
+        HeldJob heldJob = new HeldJob(job, s.blocksById().get(job.functionBlockId()), s);
+        held.put(job.id(), heldJob);
+        counters.received.incrementAndGet();
+        return heldJob;
+    }
+
     // ---- jobs -----------------------------------------------------------------------------------------------
 
-    /** A job's handler and push are over: its slot is free. */
-    void released(HeldJob job) {
-        held.remove(job.jobId(), job);
+    /**
+     * Whether a push of the session's job may claim the next job with it (by /next): the worker would poll now,
+     * but for the slot, which the pushing job passes on.
+     */
+    boolean mayClaimNext(Session s) {
         lock.lock();
         try {
-            changed.signalAll();
+            return stopReason == null && session == s && !expired && state == WorkerState.RUNNING;
         } finally {
             lock.unlock();
+        }
+    }
+
+    /**
+     * A job's handler and push are over. Its slot passes to the first job its push claimed, held from now on and
+     * answered to run next on the same thread, or is freed (the poll loop may then claim for it). At once, under
+     * the lock, so that the poll loop never counts the slot free in between. Claims that came too late (the worker
+     * is stopping, or re-registered) and any beyond the one slot are left to the server.
+     */
+    HeldJob handOver(HeldJob done, List<Object> claimed) {
+        lock.lock();
+        try {
+            held.remove(done.jobId(), done);
+            HeldJob next = null;
+            List<Object> left = claimed;
+            if (!claimed.isEmpty() && stopReason == null && session == done.session() && !expired) {
+                next = hold(done.session(), claimed.get(0));
+                left = claimed.subList(1, claimed.size());
+            }
+            leaveClaims(left);
+            changed.signalAll();
+            return next;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Claims the worker got but will not run: never listed in a ping, they are released by the server after the
+     * orphan grace, without spending an attempt; noted so that a release ping waits for that.
+     */
+    void leaveClaims(List<Object> claims) {
+        if (!claims.isEmpty()) {
+            log.log(Level.INFO, "claimed jobs left to the server to release after the orphan grace: {0}",
+                    claims.stream().map(c -> Json.object(c).get("id")).toList());
+            markPollLost();
         }
     }
 
