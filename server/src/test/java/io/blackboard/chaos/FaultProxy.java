@@ -32,8 +32,8 @@ import java.util.function.Predicate;
  */
 final class FaultProxy implements AutoCloseable {
 
-    /** One request that went through. {@code status} is -1 when its answer was dropped or never came. */
-    record Seen(String method, String path, long atNanos, int status, String retryAfter) {
+    /** One request that went through, with its body. {@code status} is -1 when its answer was dropped or never came. */
+    record Seen(String method, String path, long atNanos, int status, String retryAfter, String body) {
     }
 
     private final ServerSocket server;
@@ -106,7 +106,8 @@ final class FaultProxy implements AutoCloseable {
                         && answersToDrop.getAndUpdate(n -> Math.max(0, n - 1)) > 0;
                 seen.add(new Seen(parts[0], path.replaceAll("\\?.*", ""), at,
                         answer == null || drop ? -1 : answer.statusCode(),
-                        answer == null ? null : answer.headers().firstValue("Retry-After").orElse(null)));
+                        answer == null ? null : answer.headers().firstValue("Retry-After").orElse(null),
+                        new String(body, StandardCharsets.UTF_8)));
                 if (answer == null || drop) {
                     return; // the client sees its connection close without an answer
                 }
