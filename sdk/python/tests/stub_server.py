@@ -1,9 +1,12 @@
 """A scriptable stand-in for the Blackboard server, for the unit tests (http.server in a thread).
 
-By default it behaves like a small Blackboard: registration, function blocks, pings with a directive and
-cancelJobIds, long polls that claim queued jobs, pushes fenced by worker and attempt, unregister, and a
-few engine endpoints. ``script(route, *replies)`` makes the next calls to a route answer otherwise
-(a Reply, DROP to close the connection unanswered, or a callable deciding per call).
+By default it behaves like a small Blackboard of API 1.1: registration, function blocks, pings with a
+directive and cancelJobIds, long polls that claim queued jobs, pushes fenced by worker and attempt,
+POST /blackboard/job/next (pushes, then claims within the worker's concurrency), unregister, and a few
+engine endpoints. ``api_version="1"`` makes it an older server, without /next (its path answers 404).
+``script(route, *replies)`` makes the next calls to a route answer otherwise (a Reply, DROP to close the
+connection unanswered, ``item(reply)`` for a /next answer whose push item says ``reply``, or a callable
+deciding per call).
 """
 
 from __future__ import annotations
@@ -52,6 +55,7 @@ class Call:
         self.at = time.monotonic()
         self.answered_at: Optional[float] = None
         self.status: Optional[int] = None
+        self.answer: Any = None  # the body answered
 
     def __repr__(self) -> str:
         return f"Call({self.route}, {self.body!r}, status={self.status})"
@@ -68,11 +72,14 @@ def route_of(method: str, path: str) -> str:
 
 class StubBlackboard:
     def __init__(self, *, ping_interval_ms: int = 50, orphan_grace_ms: int = 200, max_poll_wait_ms: int = 30000,
-                 new_fields: bool = True) -> None:
+                 new_fields: bool = True, api_version: str = "1.1") -> None:
         self.ping_interval_ms = ping_interval_ms
         self.orphan_grace_ms = orphan_grace_ms
         self.max_poll_wait_ms = max_poll_wait_ms
         self.new_fields = new_fields
+        self.api_version = api_version
+        self.concurrency: Dict[str, int] = {}  # worker id -> its registered concurrency
+        self.most_held: Dict[str, int] = {}    # worker id -> the most jobs it held at once (POLLED)
         self.cond = threading.Condition()
         self.calls: List[Call] = []
         self.workers: Dict[str, str] = {}  # id -> token
@@ -146,8 +153,37 @@ class StubBlackboard:
         return value
 
     def pushes(self, job_id: Optional[str] = None) -> List[Call]:
-        return [c for c in self.calls_to("POST /blackboard/job/result")
-                if job_id is None or (c.body or {}).get("jobId") == job_id]
+        """The pushes (of ``job_id``): single pushes, and each item of a /next as a Call of its own whose
+        status is the item's."""
+        found = []
+        with self.cond:
+            for c in self.calls:
+                if c.route == "POST /blackboard/job/result":
+                    found.append(c)
+                elif c.route == "POST /blackboard/job/next":
+                    answered = (c.answer or {}).get("results") if c.status == 200 else None
+                    for i, body in enumerate((c.body or {}).get("results") or []):
+                        item = Call(c.method, c.path, c.route, body, c.token)
+                        item.at, item.answered_at = c.at, c.answered_at
+                        item.status = answered[i]["status"] if answered else c.status
+                        found.append(item)
+        return [c for c in found if job_id is None or (c.body or {}).get("jobId") == job_id]
+
+    def nexts(self) -> List[Call]:
+        return self.calls_to("POST /blackboard/job/next")
+
+    def item(self, reply: Reply, *, fenced: bool = True) -> Callable[[Call], Reply]:
+        """For script(): a /next answered 200 whose push items say ``reply`` and land nothing; the
+        claim follows as usual (``fenced=False``: past the worker's concurrency, as no real server does)."""
+        def answer(call: Call) -> Reply:
+            refused = self._worker(call, call.body.get("workerId"))
+            if refused:
+                return refused
+            items = [{"jobId": body.get("jobId"), "status": reply.status, "job": None, "problem": reply.body}
+                     for body in call.body.get("results") or []]
+            return Reply(200, {"results": items, "jobs": self._claim(call.body["workerId"], call.body.get("limit", 1),
+                                                                      fenced=fenced)})
+        return answer
 
     def pinged_with(self, job_id: str, after: float = 0.0) -> bool:
         return any(c.at >= after and job_id in ((c.body or {}).get("activeJobIds") or [])
@@ -193,6 +229,7 @@ class StubBlackboard:
                         reply = problem(500, "stub-error", f"{call.route} {call.body!r}: {e!r}")
                         stub.errors.append(reply.body["detail"])
                 data = b"" if reply.body is None else json.dumps(reply.body).encode()
+                call.answer = reply.body
                 call.status = reply.status
                 call.answered_at = time.monotonic()
                 try:
@@ -221,6 +258,7 @@ class StubBlackboard:
             "POST /workers/*/ping": self._ping,
             "POST /blackboard/job": self._poll,
             "POST /blackboard/job/result": self._push,
+            "POST /blackboard/job/next": self._next if self.api_version != "1" else None,
             "POST /workers/*/unregister": self._unregister,
             "GET /workers/*": self._get_worker,
             "POST /blackboard/jobs": self._create,
@@ -249,9 +287,10 @@ class StubBlackboard:
             n = next(self._ids)
             worker_id, token = f"w-{n}", f"bbw_{n}"
             self.workers[worker_id] = token
+            self.concurrency[worker_id] = call.body.get("concurrency", 1)
         body = {"id": worker_id, "name": call.body["name"], "state": "ONLINE", "token": token}
         if self.new_fields:
-            body.update(serverVersion="stub", apiVersion="1", pingIntervalMs=self.ping_interval_ms,
+            body.update(serverVersion="stub", apiVersion=self.api_version, pingIntervalMs=self.ping_interval_ms,
                         orphanGraceMs=self.orphan_grace_ms, maxPollWaitMs=self.max_poll_wait_ms,
                         sdkName=call.body.get("sdkName"), sdkVersion=call.body.get("sdkVersion"))
         return Reply(201, body)
@@ -284,18 +323,30 @@ class StubBlackboard:
                 if left <= 0:
                     break
                 self.cond.wait(min(left, 0.02))
+        return Reply(200, self._claim(worker_id, limit))
+
+    def _held(self, worker_id: str) -> int:
+        return sum(1 for j in self.jobs.values() if j["workerId"] == worker_id and j["status"] == "POLLED")
+
+    def _claim(self, worker_id: str, limit: int, *, fenced: bool = False) -> List[Dict[str, Any]]:
+        """Claims up to limit queued jobs (fenced: never past the worker's concurrency, as /next does)."""
+        with self.cond:
+            if fenced:
+                limit = min(limit, self.concurrency.get(worker_id, 1) - self._held(worker_id))
             claimed = []
             while self.pending and len(claimed) < limit and self.directive == "RUN":
                 job = self.jobs[self.pending.popleft()]
                 job.update(status="POLLED", workerId=worker_id, attempt=job["attempt"] + 1, claimedAt=time.monotonic())
                 claimed.append(dict(job))
-        return Reply(200, claimed)
+            self.most_held[worker_id] = max(self.most_held.get(worker_id, 0), self._held(worker_id))
+            return claimed
 
     def _push(self, call: Call) -> Reply:
         body = call.body
         refused = self._worker(call, body.get("workerId"))
-        if refused:
-            return refused
+        return refused or self._land(body)
+
+    def _land(self, body: Dict[str, Any]) -> Reply:
         with self.cond:
             job = self.jobs.get(body["jobId"])
             if job is None:
@@ -309,6 +360,26 @@ class StubBlackboard:
             self.results_feed.append(dict(job))
             self.cond.notify_all()
             return Reply(200, job)
+
+    def _next(self, call: Call) -> Reply:
+        """The pushes land one by one as single pushes would; then up to limit jobs are claimed, never past
+        the worker's concurrency, and never waiting."""
+        worker_id = call.body.get("workerId")
+        refused = self._worker(call, worker_id)
+        if refused:
+            return refused
+        results = call.body.get("results") or []
+        if any(body.get("workerId") != worker_id for body in results):
+            return problem(400, "bad-request", "results[].workerId: every push must name the request's workerId")
+        with self.cond:
+            items = []
+            for body in results:
+                landed = self._land(body)
+                items.append({"jobId": body["jobId"], "status": landed.status,
+                              "job": landed.body if landed.status == 200 else None,
+                              "problem": None if landed.status == 200 else landed.body})
+            jobs = self._claim(worker_id, call.body.get("limit", 1), fenced=True)
+            return Reply(200, {"results": items, "jobs": jobs})
 
     def _get_worker(self, call: Call) -> Reply:
         worker_id = call.path.split("/")[2]

@@ -9,7 +9,8 @@ import _support  # noqa: F401
 from stub_server import DROP, Reply, problem
 from worker_case import WorkerCase
 
-from blackboard_worker import FatalConfigurationError, JobCancelled, Result, StopReason, WorkerExpiredError, WorkerState
+from blackboard_worker import (FatalConfigurationError, JobCancelled, Registry, Result, StopReason, WorkerExpiredError,
+                               WorkerState)
 
 
 class Registration(WorkerCase):
@@ -207,7 +208,25 @@ class Jobs(WorkerCase):
         self.stub.wait_for(lambda: all(self.stub.pushes(j) for j in jobs))
 
 
-class Pushes(WorkerCase):
+class PushesToAnOldServer(WorkerCase):
+    """API 1 (no POST /blackboard/job/next): each result goes to POST /blackboard/job/result."""
+
+    stub_options = {"api_version": "1"}
+
+    def test_a_busy_worker_pushes_to_result_and_polls(self):
+        for new_fields in (True, False):  # apiVersion "1", and a server older still that does not say it
+            with self.subTest(new_fields=new_fields):
+                self.stub.new_fields = new_fields
+                self.block()(lambda ctx, params: {"n": params})
+                worker = self.worker().start()
+                jobs = [self.stub.add_job(i) for i in range(3)]
+                self.stub.wait_for(lambda: all(self.stub.pushes(j) for j in jobs))
+                worker.close()
+                self.assertEqual([], self.stub.nexts())
+                self.assertEqual([200] * 3, [self.stub.pushes(j)[0].status for j in jobs])
+                self.assertEqual(["POST /blackboard/job/result"] * 3, [self.stub.pushes(j)[0].route for j in jobs])
+                self.registry = Registry()
+
     def test_a_lost_connection_or_server_error_sends_the_same_body_again_while_the_ping_keeps_the_lease(self):
         self.block()(lambda ctx, params: {"lines": 120})
         lease_kept = []
@@ -261,6 +280,221 @@ class Pushes(WorkerCase):
         self.assertEqual(1, second["attempt"])
         self.assertEqual("ResultSchemaViolation", second["error"]["type"])
         self.assertEqual(["$: string found, object expected"], second["error"]["violations"])
+
+
+NEXT = "POST /blackboard/job/next"
+POLL = "POST /blackboard/job"
+
+
+class Next(WorkerCase):
+    """API 1.1: a finished job's push goes to POST /blackboard/job/next and brings the slot's next job."""
+
+    def test_a_busy_worker_makes_one_round_trip_per_job(self):
+        ran = []
+
+        @self.block()
+        def echo(ctx, params):
+            ran.append(ctx.job_id)
+            return {"n": params}
+
+        jobs = [self.stub.add_job(i) for i in range(4)]
+        worker = self.worker(concurrency=1).start()
+        self.stub.wait_for(lambda: all(self.stub.jobs[j]["status"] == "PUSHED" for j in jobs))
+        self.wait_until(lambda: len(self.stub.calls_to(POLL)) >= 2)  # the slot went back to the poll loop
+        self.assertEqual(jobs, ran)
+        self.assertEqual([], self.stub.calls_to("POST /blackboard/job/result"))
+        nexts = self.stub.nexts()
+        self.assertEqual(4, len(nexts))
+        me = worker.worker_id
+        self.assertEqual([{"workerId": me, "limit": 1,
+                           "results": [{"jobId": j, "workerId": me, "attempt": 1, "status": "SUCCESS",
+                                        "result": {"n": i}}]} for i, j in enumerate(jobs)], [c.body for c in nexts])
+        self.assertEqual([[j] for j in jobs[1:]] + [[]], [[job["id"] for job in c.answer["jobs"]] for c in nexts])
+        polls = self.stub.calls_to(POLL)
+        self.assertEqual([[jobs[0]]], [[job["id"] for job in c.answer] for c in polls if c.answer])
+        self.wait_until(lambda: worker.stats.get("pushes") == 4)
+        self.assertEqual(4, worker.stats["jobs_claimed"])
+        self.assertEqual(3, worker.stats["next_jobs"])
+
+    def test_a_job_from_next_is_held_like_a_polled_one(self):
+        started = threading.Event()
+
+        @self.block()
+        async def work(ctx, params):  # an async handler: run on the pool like any
+            if params == "long":
+                started.set()
+                if await ctx.async_sleep(5):
+                    raise JobCancelled()
+            return {"thread": threading.current_thread().name}
+
+        first, second = self.stub.add_job("short"), self.stub.add_job("long")
+        worker = self.worker(concurrency=1).start()
+        self.assertTrue(started.wait(3))
+        self.assertEqual([second], [job["id"] for job in self.stub.nexts()[0].answer["jobs"]])
+        self.assertEqual("SUCCESS", self.stub.pushes(first)[0].body["status"])
+        self.assertEqual([second], worker.held_jobs)
+        now = time.monotonic()
+        self.stub.wait_for(lambda: self.stub.pinged_with(second, after=now))
+        self.stub.cancel.add(second)
+        self.wait_until(lambda: worker.stats.get("jobs_cancelled") == 1)
+        self.wait_until(lambda: not worker.held_jobs)
+        self.assertEqual([], self.stub.pushes(second))
+        self.assertTrue(self.stub.pushes(first)[0].body["result"]["thread"].startswith("blackboard-job-"))
+
+    def test_retries_send_the_same_results_with_limit_0_while_the_ping_keeps_the_lease(self):
+        self.block()(lambda ctx, params: {"lines": 120})
+        lease_kept = []
+
+        def unavailable_until_pinged(call):
+            job_id = call.body["results"][0]["jobId"]
+            lease_kept.append(self.stub.wait_for(lambda: self.stub.pinged_with(job_id, after=call.at)))
+            return problem(503, "database-unavailable", retry_after=0)
+
+        self.stub.script(NEXT, DROP, unavailable_until_pinged, problem(500, "internal"),
+                         problem(429, "busy", retry_after=0))
+        worker = self.worker().start()
+        job = self.stub.add_job()
+        self.stub.wait_for(lambda: self.stub.jobs[job]["status"] == "PUSHED")
+        nexts = self.stub.nexts()
+        self.assertEqual(5, len(nexts))
+        self.assertTrue(all(c.body["results"] == nexts[0].body["results"] for c in nexts), nexts)
+        self.assertEqual([1, 0, 0, 0, 0], [c.body["limit"] for c in nexts])
+        self.assertEqual([True], lease_kept)
+        self.wait_until(lambda: worker.stats.get("pushes") == 1)
+        self.assertEqual(4, worker.stats["push_retries"])
+
+    def test_a_claim_whose_answer_was_lost_is_neither_claimed_again_nor_run(self):
+        self.block()(lambda ctx, params: {})
+        self.stub.script(NEXT, lambda call: self.stub._default(call) and DROP)  # claims the second job, then hangs up
+        worker = self.worker(concurrency=1).start()
+        first, lost = self.stub.add_job(), self.stub.add_job()
+        self.stub.wait_for(lambda: self.stub.jobs[first]["status"] == "PUSHED")
+        self.assertEqual("POLLED", self.stub.jobs[lost]["status"])
+        third = self.stub.add_job()
+        self.stub.wait_for(lambda: self.stub.jobs[third]["status"] == "PUSHED")
+        self.assertEqual([1, 0], [c.body["limit"] for c in self.stub.nexts()[:2]])
+        self.assertEqual([], self.stub.pushes(lost))
+        self.assertEqual("POLLED", self.stub.jobs[lost]["status"], "left to the orphan grace: the pings do not list it")
+        self.assertFalse(self.stub.pinged_with(lost))
+        self.assertNotIn(lost, worker.held_jobs)
+
+    def test_an_item_409_drops_the_result_and_counts_it(self):
+        self.block()(lambda ctx, params: {})
+        self.stub.script(NEXT, self.stub.item(problem(409, "job-not-held", "not your claim", jobStatus="PUSHED")))
+        worker = self.worker().start()
+        job = self.stub.add_job()
+        self.stub.wait_for(lambda: self.stub.pushes(job))
+        self.wait_until(lambda: worker.stats.get("push_conflicts") == 1)
+        self.wait_until(lambda: not worker.held_jobs)
+        time.sleep(0.1)
+        self.assertEqual([409], [c.status for c in self.stub.pushes(job)])
+        self.assertNotIn("reregistrations", worker.stats)
+        later = self.stub.add_job()  # the slot is free again
+        self.stub.wait_for(lambda: self.stub.jobs[later]["status"] == "PUSHED")
+
+    def test_an_item_422_on_a_success_pushes_a_failure_with_the_violations(self):
+        self.block(result_schema={"type": "object"})(lambda ctx, params: "not an object")
+        self.stub.script(NEXT, self.stub.item(problem(422, "schema-violation",
+                                                      "result: $: string found, object expected", field="result",
+                                                      violations=["$: string found, object expected"])))
+        worker = self.worker().start()
+        job = self.stub.add_job()
+        self.stub.wait_for(lambda: self.stub.jobs[job]["status"] == "PUSHED")
+        first, second = self.stub.pushes(job)
+        self.assertEqual(("SUCCESS", "not an object", 422), (first.body["status"], first.body["result"], first.status))
+        self.assertEqual(("FAILURE", 1, 200), (second.body["status"], second.body["attempt"], second.status))
+        self.assertEqual("ResultSchemaViolation", second.body["error"]["type"])
+        self.assertEqual(["$: string found, object expected"], second.body["error"]["violations"])
+        self.assertEqual([NEXT, NEXT], [c.route for c in self.stub.pushes(job)])
+        self.wait_until(lambda: worker.stats.get("pushes") == 1)
+        self.assertEqual(1, worker.stats["result_rejected"])
+
+    def test_an_item_404_is_the_jobs_not_the_workers(self):
+        self.block()(lambda ctx, params: {})
+        self.stub.script(NEXT, self.stub.item(problem(404, "job-not-found")))
+        worker = self.worker().start()
+        self.stub.add_job()
+        self.wait_until(lambda: worker.stats.get("push_refused") == 1)
+        self.wait_until(lambda: not worker.held_jobs)
+        self.assertEqual(1, len(self.stub.calls_to("POST /workers/register")))
+
+    def test_a_404_or_401_of_the_whole_request_registers_again(self):
+        self.block()(lambda ctx, params: {})
+        self.stub.script(NEXT, problem(404, "worker-not-found", "register again"), problem(401, "unauthorized"))
+        worker = self.worker().start()
+        for n in (1, 2):
+            job = self.stub.add_job()
+            self.wait_until(lambda: worker.stats.get("reregistrations") == n)
+            self.wait_until(lambda: not worker.held_jobs)
+            self.assertEqual([], [c for c in self.stub.pushes(job) if c.status == 200])
+
+    def test_no_next_job_is_asked_for_while_quiet_or_stopping(self):
+        release = threading.Event()
+        self.block()(lambda ctx, params: release.wait(5) and {})
+        worker = self.worker(concurrency=1)
+        outcome = self.run_in_thread(worker)
+        quiet = self.stub.add_job()
+        self.wait_until(lambda: quiet in worker.held_jobs)
+        self.stub.set_directive("QUIET")
+        self.wait_until(lambda: worker.state is WorkerState.QUIET)
+        release.set()
+        self.stub.wait_for(lambda: self.stub.pushes(quiet))
+        self.assertEqual(0, self.stub.nexts()[-1].body["limit"])
+        release.clear()
+        self.stub.set_directive("RUN")
+        stopping = self.stub.add_job()
+        self.wait_until(lambda: stopping in worker.held_jobs)  # not only claimed: the answer was read
+        self.stub.add_job()  # there is more work, but the worker stops
+        worker.stop()
+        self.wait_until(lambda: worker.state is WorkerState.DRAINING)
+        release.set()
+        self.wait_until(lambda: outcome)
+        self.assertEqual([0], outcome)
+        self.assertEqual(0, self.stub.nexts()[-1].body["limit"])
+        self.assertEqual([stopping], [c.body["jobId"] for c in self.stub.pushes() if c.status == 200][-1:])
+
+    def test_concurrency_is_never_exceeded(self):
+        running, peak, held_peak, lock = [0], [0], [0], threading.Lock()
+        worker = None
+
+        @self.block()
+        def work(ctx, params):
+            with lock:
+                running[0] += 1
+                peak[0] = max(peak[0], running[0])
+                held_peak[0] = max(held_peak[0], len(worker.held_jobs))
+            time.sleep(0.01 * (params % 3))
+            with lock:
+                running[0] -= 1
+            return {}
+
+        worker = self.worker(concurrency=3)
+        worker.start()
+        jobs = [self.stub.add_job(i) for i in range(40)]
+        self.stub.wait_for(lambda: all(self.stub.jobs[j]["status"] == "PUSHED" for j in jobs), timeout=15)
+        self.assertLessEqual(peak[0], 3)
+        self.assertLessEqual(held_peak[0], 3)
+        self.assertLessEqual(self.stub.most_held[worker.worker_id], 3, "the server never had more claimed for it")
+        self.assertTrue(all(len(self.stub.pushes(j)) == 1 for j in jobs))
+        self.assertGreater(worker.stats["next_jobs"], 0)
+        self.assertTrue(all(c.body["limit"] in (0, 1) for c in self.stub.nexts()))
+        self.assertTrue(all(1 <= c.body["limit"] <= 3 for c in self.stub.calls_to(POLL)))
+
+    def test_a_job_claimed_past_the_slots_is_not_run(self):
+        # No server does this (it counts the unpushed job's slot); the worker holds its slots all the same.
+        self.block(result_schema={"type": "object"})(lambda ctx, params: "not an object" if params == 1 else {})
+        self.stub.script(NEXT, self.stub.item(problem(422, "schema-violation", "not an object"), fenced=False))
+        worker = self.worker(concurrency=1).start()
+        first, extra = self.stub.add_job(1), self.stub.add_job(2)
+        self.stub.wait_for(lambda: self.stub.jobs[first]["status"] == "PUSHED")
+        self.assertEqual("FAILURE", self.stub.jobs[first]["outcome"])
+        self.assertEqual([extra], [job["id"] for job in self.stub.nexts()[0].answer["jobs"]])
+        self.wait_until(lambda: worker.stats.get("pushes") == 1)
+        self.assertEqual(1, worker.stats["claims_over_concurrency"])
+        time.sleep(0.2)
+        self.assertEqual([], self.stub.pushes(extra))
+        self.assertFalse(self.stub.pinged_with(extra))
+        self.assertEqual(1, worker.stats["jobs_claimed"])
 
 
 class Polls(WorkerCase):

@@ -1,8 +1,9 @@
 """The worker: registration, the ping loop (the lease), the poll loop, the handlers, and shutdown.
 
 Threads: the caller's (``run()`` waits there and turns signals into a stop), one ping thread, one poll
-thread, ``concurrency`` handler threads (each runs a job and pushes its result), and a supervisor
-thread that runs the shutdown sequence once a stop is requested. Every state change goes through
+thread, ``concurrency`` handler threads (each runs a job and pushes its result; on a server with API 1.1
+the push also claims the next job for the slot, POST /blackboard/job/next), and a supervisor thread that
+runs the shutdown sequence once a stop is requested. Every state change goes through
 ``_cond``; the states and what each server answer does in each are documented in README.md.
 """
 
@@ -17,7 +18,7 @@ import socket
 import ssl
 import threading
 import time
-from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional
+from typing import Any, Callable, Dict, Iterable, List, Mapping, NamedTuple, Optional, Tuple
 
 from ._backoff import Backoff
 from ._dispatch import CANCELLED, FAILURE, SUCCESS, Outcome, run_handler
@@ -71,11 +72,15 @@ class _Session:
         self.orphan_grace = _seconds(reply.get("orphanGraceMs"), 10.0)
         self.max_poll_wait = _seconds(reply.get("maxPollWaitMs"), 30.0)
         self.server_version = reply.get("serverVersion")
+        self.api_version = str(reply.get("apiVersion") or "1")
+        # API 1.1 added POST /blackboard/job/next; an older server would answer its path 404 (as for a deleted worker)
+        self.has_next = _api_at_least(self.api_version, (1, 1))
         self.blocks_by_id: Dict[str, FunctionBlock] = {}
 
 
 class _HeldJob:
-    """A job from the moment its poll answer is read until its push is answered for good."""
+    """A job from the moment the answer that claimed it (a poll's or a /next's) is read until its push
+    is answered for good."""
 
     __slots__ = ("job_id", "session", "block", "ctx")
 
@@ -84,6 +89,15 @@ class _HeldJob:
         self.session = session
         self.block = block
         self.ctx = ctx
+
+
+class _PushAnswer(NamedTuple):
+    """What the server said of one push: the single push's answer, or its item in a /next answer."""
+
+    status: int
+    problem: Mapping[str, Any]
+    jobs: List[Dict[str, Any]]  # the next jobs a /next answer claimed for the slot
+    whole: bool                 # the status is the whole request's (not an item's of a /next answer 200)
 
 
 class _LoopHealth:
@@ -226,8 +240,9 @@ class Worker:
 
     @property
     def stats(self) -> Dict[str, int]:
-        """Counters: polls, jobs_claimed, jobs_succeeded, jobs_failed, jobs_cancelled, pushes,
-        push_retries, push_conflicts, result_rejected, pings, ping_errors, poll_errors, reregistrations..."""
+        """Counters: polls, jobs_claimed (next_jobs of them from /next answers), jobs_succeeded, jobs_failed,
+        jobs_cancelled, pushes, push_retries, push_conflicts, result_rejected, pings, ping_errors, poll_errors,
+        reregistrations..."""
         with self._stats_lock:
             return dict(self._stats)
 
@@ -531,7 +546,8 @@ class Worker:
                 data = reply.json() or {}
                 session = _Session(str(data["id"]), str(data["token"]), data)
                 if self._register_blocks(session, backoff):
-                    log.debug("registered as %s (server %s)", session.worker_id, session.server_version)
+                    log.debug("registered as %s (server %s, API %s)", session.worker_id, session.server_version,
+                              session.api_version)
                     return session
                 continue
             problem = reply.problem
@@ -753,29 +769,65 @@ class Worker:
         The server keeps a parked poll after its client has gone, and it may still claim a job until its
         waitMs runs out; the release ping must come an orphan grace after that (see _shutdown).
         """
-        until = max(time.monotonic(), self._poll_parked_until)
-        self._uncertain_until = max(self._uncertain_until or 0.0, until)
+        self._mark_lost_claims(max(time.monotonic(), self._poll_parked_until))
+
+    def _mark_lost_claims(self, until: float) -> None:
+        """Claims whose answer never reached us may have been made until ``until`` (see _shutdown)."""
+        with self._cond:
+            self._uncertain_until = max(self._uncertain_until or 0.0, until)
 
     def _accept(self, session: _Session, jobs: List[Dict[str, Any]]) -> None:
-        for job in jobs:
-            job_id = str(job["id"])
-            block = session.blocks_by_id.get(str(job.get("functionBlockId")))
-            try:
-                job_type = JobType(job.get("type"))
-            except ValueError:
-                job_type, block = JobType.EXECUTE, None  # pushed as a FAILURE: no handler for it here
-            ctx = JobContext(job_id=job_id, attempt=int(job.get("attempt") or 1), type=job_type,
-                             function_block=block.name if block else "unknown",
-                             version=block.version if block else "?",
-                             function_block_id=job.get("functionBlockId"), params=job.get("payload"),
-                             correlation_id=job.get("correlationId"), deadline=job.get("deadline"),
-                             worker_id=session.worker_id, job=job)
-            held = _HeldJob(job_id, session, block, ctx)
-            with self._cond:
-                self._held[job_id] = held
+        self._dispatch(session, jobs)
+
+    def _dispatch(self, session: _Session, jobs: List[Dict[str, Any]], replacing: Optional[_HeldJob] = None) -> int:
+        """Hold and start the jobs an answer claimed: a poll's, or a push's on /next, whose jobs take the
+        slot of the job it pushed (``replacing``, released in the same step, so the poll loop never sees
+        that slot free in between).
+
+        Each job is held from the moment the answer is read (the pings list it, a cancel reaches it) and
+        runs on the handler pool. Never more than ``concurrency`` are held: a poll asks only for free slots
+        and a /next only for the slot it frees, so no job is ever left over; should one be (a /next whose
+        push must be sent again, answered with a job by a server that counts a slot free that we still
+        hold), it is not run but left to the pings, which release it after the orphan grace as a lost claim.
+        Returns how many jobs it started.
+        """
+        new = [self._held_job(session, job) for job in jobs]
+        with self._cond:
+            if replacing is not None and self._held.get(replacing.job_id) is replacing:
+                del self._held[replacing.job_id]
+            room = max(0, self.concurrency - len(self._held))
+            kept, left = new[:room], new[room:]
+            for held in kept:
+                if self._forced or self._session is not session:
+                    held.ctx.cancelled.set()  # claimed for a stop or an expired session: not run, not pushed
+                self._held[held.job_id] = held
+            self._cond.notify_all()
+        if left:
+            self._count("claims_over_concurrency", len(left))
+            self._mark_lost_claims(time.monotonic())
+            log.warning("%d job(s) claimed past the %d slot(s), not run: the pings release them (%s)", len(left),
+                        self.concurrency, ", ".join(h.job_id for h in left))
+        for held in kept:
             self._count("jobs_claimed")
             assert self._pool is not None
             self._pool.submit(lambda h=held: self._run_job(h))
+        return len(kept)
+
+    @staticmethod
+    def _held_job(session: _Session, job: Dict[str, Any]) -> _HeldJob:
+        job_id = str(job["id"])
+        block = session.blocks_by_id.get(str(job.get("functionBlockId")))
+        try:
+            job_type = JobType(job.get("type"))
+        except ValueError:
+            job_type, block = JobType.EXECUTE, None  # pushed as a FAILURE: no handler for it here
+        ctx = JobContext(job_id=job_id, attempt=int(job.get("attempt") or 1), type=job_type,
+                         function_block=block.name if block else "unknown",
+                         version=block.version if block else "?",
+                         function_block_id=job.get("functionBlockId"), params=job.get("payload"),
+                         correlation_id=job.get("correlationId"), deadline=job.get("deadline"),
+                         worker_id=session.worker_id, job=job)
+        return _HeldJob(job_id, session, block, ctx)
 
     # ------------------------------------------------------------------ one job
 
@@ -799,53 +851,96 @@ class Worker:
             self._push(held, outcome.push_body(ctx.job_id, held.session.worker_id, ctx.attempt))
         finally:
             with self._cond:
-                self._held.pop(held.job_id, None)
+                if self._held.get(held.job_id) is held:  # not if /next handed the slot on (maybe to a new attempt)
+                    del self._held[held.job_id]
                 self._cond.notify_all()
 
     def _push(self, held: _HeldJob, body: Dict[str, Any]) -> None:
-        """Push until 200, 409 or a refusal; the same body again on I/O errors and 5xx."""
+        """Push until 200, 409 or a refusal; the same body again on I/O errors and 5xx.
+
+        On a server with POST /blackboard/job/next (API 1.1 or newer) the push goes there, and asks for
+        the slot's next job (limit 1) while the worker would poll: the jobs in the answer take over this
+        job's slot once its push is done for good. A push sent again asks for none (limit 0): the answer
+        it repeats may have claimed a job already, which the pings release after the orphan grace, as
+        for a lost poll answer. An older server gets POST /blackboard/job/result.
+        """
         ctx, session = held.ctx, held.session
         backoff = Backoff(self.retry_base_delay, self.retry_max_delay)
+        may_claim = True
         while True:
             if ctx.cancelled.is_set() or self._session is not session:
                 ctx.logger.info("not pushed: the job was cancelled or the worker registered again")
                 return
+            limit = 1 if may_claim and session.has_next and self._would_poll() else 0
             try:
-                reply = self._transport.request("POST", "/blackboard/job/result", body, token=session.token)
+                reply, answer = self._send_push(session, body, limit)
             except _IO_ERRORS as e:
+                if limit:
+                    self._mark_lost_claims(time.monotonic())  # it may have claimed a job whose answer we lost
+                may_claim = False
                 self._count("push_retries")
                 ctx.logger.warning("push failed (%s: %s): sending it again", type(e).__name__, e)
                 ctx.cancelled.wait(backoff.next_delay())
                 continue
-            status = reply.status
+            status, problem, done = answer.status, answer.problem, True
             if status == 200:
                 self._count("pushes")
                 ctx.logger.debug("pushed %s", body["status"])
-                return
-            problem = reply.problem
-            if status == 409:
+            elif status == 409:
                 self._count("push_conflicts")
                 ctx.logger.warning("push refused, the claim is no longer ours (%s: job %s %s %s): dropped",
                                    problem.get("type"), problem.get("jobStatus"), problem.get("outcome") or "",
                                    problem.get("failureReason") or "")
-                return
-            if status in (401, 404):
+            elif status in (401, 404) and answer.whole:  # an item's 404 is its job's: the worker is known
                 self._expired(session, reply)
-                return
-            if is_transient(status):
+            elif is_transient(status):
+                done = False
+                if limit and answer.whole and status not in (429, 503):
+                    self._mark_lost_claims(time.monotonic())  # a 5xx may come after the claim was made
+                may_claim = False
                 self._count("push_retries")
                 ctx.logger.info("push answered %d: sending it again", status)
-                ctx.cancelled.wait(backoff.next_delay(reply.retry_after))
-                continue
-            if status in (400, 413, 422) and body["status"] == SUCCESS:
+            elif status in (400, 413, 422) and body["status"] == SUCCESS:
+                done = False
                 self._count("result_rejected")
                 body = self._rejected(body, status, problem)
                 ctx.logger.warning("result refused (%d %s): pushing a FAILURE instead", status,
                                    problem.get("detail"))
-                continue
-            self._count("push_refused")
-            ctx.logger.error("push refused (%d %s): dropped", status, problem.get("detail") or problem)
-            return
+            else:
+                self._count("push_refused")
+                ctx.logger.error("push refused (%d %s): dropped", status, problem.get("detail") or problem)
+            if answer.jobs:
+                self._count("next_jobs", self._dispatch(session, answer.jobs, replacing=held if done else None))
+            if done:
+                return  # the slot is released (if no job took it over): the poll loop asks for it
+            if is_transient(status):
+                ctx.cancelled.wait(backoff.next_delay(reply.retry_after if answer.whole else None))
+
+    def _send_push(self, session: _Session, body: Dict[str, Any], limit: int) -> Tuple[Response, _PushAnswer]:
+        """One push: POST /blackboard/job/next with ``limit`` on an API 1.1 server, else /blackboard/job/result."""
+        if not session.has_next:
+            reply = self._transport.request("POST", "/blackboard/job/result", body, token=session.token)
+            return reply, _PushAnswer(reply.status, reply.problem, [], True)
+        reply = self._transport.request("POST", "/blackboard/job/next",
+                                        {"workerId": session.worker_id, "results": [body], "limit": limit},
+                                        token=session.token)
+        if reply.status != 200:
+            return reply, _PushAnswer(reply.status, reply.problem, [], True)
+        try:
+            data = reply.json()
+        except ValueError as e:  # as good as no answer: sent again, the claim it may have made left to the pings
+            raise http.client.HTTPException(f"an unreadable answer to /blackboard/job/next: {e}") from e
+        data = data if isinstance(data, dict) else {}
+        items = data.get("results") or [{}]
+        item = items[0] if isinstance(items[0], dict) else {}
+        problem = item.get("problem") if isinstance(item.get("problem"), dict) else {}
+        jobs = [job for job in data.get("jobs") or [] if isinstance(job, dict)]
+        return reply, _PushAnswer(int(item.get("status") or 0), problem, jobs, False)
+
+    def _would_poll(self) -> bool:
+        """Whether the poll loop would ask for jobs now: directive RUN, no stop asked for."""
+        with self._cond:
+            return self._state is WorkerState.RUNNING and not self._stop_event.is_set() and not self._forced
 
     @staticmethod
     def _rejected(body: Dict[str, Any], status: int, problem: Mapping[str, Any]) -> Dict[str, Any]:
@@ -877,6 +972,14 @@ def parse_labels(text: str) -> Dict[str, str]:
 
 def _seconds(ms: Any, default: float) -> float:
     return ms / 1000.0 if isinstance(ms, (int, float)) and ms > 0 else default
+
+
+def _api_at_least(version: str, wanted: Tuple[int, ...]) -> bool:
+    """Whether an ``apiVersion`` such as "1.1" is ``wanted`` or newer; False when it is not a version."""
+    try:
+        return tuple(int(part) for part in version.split(".")) >= wanted
+    except ValueError:
+        return False
 
 
 def _names_sdk_field(problem: Mapping[str, Any]) -> bool:
