@@ -33,19 +33,39 @@ public record QueryPlan(JsonNode json) {
 
     /** The plan the server settles on for {@code sql} (with named parameters, as in the stores) and these values. */
     public static QueryPlan of(DataSource dataSource, String sql, SqlParameterSource params) throws SQLException {
-        ParsedSql parsed = NamedParameterUtils.parseSqlStatement(sql);
-        String prepared = positional(NamedParameterUtils.substituteNamedParameters(parsed, params));
-        String arguments = Arrays.stream(NamedParameterUtils.buildValueArray(parsed, params, null))
-                .map(QueryPlan::literal).collect(Collectors.joining(", "));
+        return explain(dataSource, sql, params, "auto", false);
+    }
+
+    /** The generic plan, for a statement the server runs with {@code plan_cache_mode = force_generic_plan}. */
+    public static QueryPlan generic(DataSource dataSource, String sql, SqlParameterSource params) throws SQLException {
+        return explain(dataSource, sql, params, "force_generic_plan", false);
+    }
+
+    /**
+     * The statement run once for these values under {@code EXPLAIN (ANALYZE, BUFFERS)}, in a
+     * transaction rolled back after it: what it read, for {@link #buffersOf}.
+     */
+    public static QueryPlan analyze(DataSource dataSource, String sql, SqlParameterSource params) throws SQLException {
+        return explain(dataSource, sql, params, "auto", true);
+    }
+
+    private static QueryPlan explain(DataSource dataSource, String sql, SqlParameterSource params,
+            String planCacheMode, boolean analyze) throws SQLException {
+        Prepared prepared = Prepared.of(sql, params);
         try (Connection connection = dataSource.getConnection(); Statement statement = connection.createStatement()) {
             connection.setAutoCommit(false);
             try {
-                statement.execute("set local enable_seqscan = off");
-                statement.execute("set local plan_cache_mode = auto");
-                statement.execute("prepare store_statement as " + prepared);
+                if (!analyze) {
+                    statement.execute("set local enable_seqscan = off");
+                    statement.execute("set local plan_cache_mode = " + planCacheMode);
+                }
+                statement.execute("prepare store_statement as " + prepared.sql());
                 try {
-                    return settled(statement, "explain (format json) execute store_statement"
-                            + (arguments.isEmpty() ? "" : "(" + arguments + ")"));
+                    return analyze
+                            ? settled(statement, "explain (analyze, buffers, format json) execute store_statement"
+                                    + prepared.arguments(), 1)
+                            : settled(statement, "explain (format json) execute store_statement"
+                                    + prepared.arguments(), 6);
                 } finally {
                     connection.rollback(); // a prepared statement outlives its transaction
                     statement.execute("deallocate store_statement");
@@ -57,10 +77,20 @@ public record QueryPlan(JsonNode json) {
         }
     }
 
-    /** The plan of the sixth execution: PostgreSQL plans the first five for their values, then chooses. */
-    private static QueryPlan settled(Statement statement, String explain) throws SQLException {
+    /** Buffers (hit or read) of the scans of this index in an {@link #analyze analyzed} plan. */
+    public long buffersOf(String index) {
+        return json.findParents("Index Name").stream().filter(node -> node.get("Index Name").asString().equals(index))
+                .mapToLong(node -> node.get("Shared Hit Blocks").asLong() + node.get("Shared Read Blocks").asLong())
+                .sum();
+    }
+
+    /**
+     * The plan of the last of {@code executions}: of the sixth, the plan PostgreSQL settles on (it
+     * plans the first five for their values, then chooses).
+     */
+    private static QueryPlan settled(Statement statement, String explain, int executions) throws SQLException {
         String plan = null;
-        for (int execution = 1; execution <= 6; execution++) {
+        for (int execution = 1; execution <= executions; execution++) {
             try (ResultSet rs = statement.executeQuery(explain)) {
                 rs.next();
                 plan = rs.getString(1);
@@ -105,6 +135,18 @@ public record QueryPlan(JsonNode json) {
     @Override
     public String toString() {
         return json.toPrettyString();
+    }
+
+    /** A store's statement as PREPARE's text and EXECUTE's argument list ({@code (a, b)}, or empty). */
+    private record Prepared(String sql, String arguments) {
+
+        static Prepared of(String sql, SqlParameterSource params) {
+            ParsedSql parsed = NamedParameterUtils.parseSqlStatement(sql);
+            String arguments = Arrays.stream(NamedParameterUtils.buildValueArray(parsed, params, null))
+                    .map(QueryPlan::literal).collect(Collectors.joining(", "));
+            return new Prepared(positional(NamedParameterUtils.substituteNamedParameters(parsed, params)),
+                    arguments.isEmpty() ? "" : "(" + arguments + ")");
+        }
     }
 
     /** JDBC's {@code ?} placeholders as PREPARE's {@code $1, $2, ...}; the stores' SQL has no other {@code ?}. */

@@ -35,9 +35,11 @@ class ClaimService {
     private final WorkerDirectory workers;
     private final PollWaiters waiters;
     private final JobMetrics metrics;
+    private final ClaimHints hints;
 
     ClaimService(ClaimStore store, JobProperties properties, TransactionTemplate tx, JsonMapper json,
-            WorkerDirectory workers, PollWaiters waiters, JobMetrics metrics) {
+            WorkerDirectory workers, PollWaiters waiters, JobMetrics metrics, ClaimHints hints) {
+        this.hints = hints;
         this.workers = workers;
         this.waiters = waiters;
         this.metrics = metrics;
@@ -114,8 +116,11 @@ class ClaimService {
         if (!eligible) {
             return new Attempt(List.of(), blocks, worker.labels(), false);
         }
-        List<JobView> claimed = store.claim(workerId, worker, blocks, request.limitOrDefault(),
+        List<UUID> claimFrom = List.copyOf(blocks);
+        List<ClaimHints.Hint> from = claimFrom.stream().map(block -> hints.current(block, worker.labels())).toList();
+        List<JobView> claimed = store.claim(workerId, worker, claimFrom, from, request.limitOrDefault(),
                 properties.stuckJobTimeout());
+        claimed.forEach(job -> hints.claimed(worker.labels(), job));
         metrics.claimed(claimed);
         if (!claimed.isEmpty() && log.isDebugEnabled()) {
             log.debug("Worker {} claimed {}", workerId, claimed.stream().map(JobView::id).toList());

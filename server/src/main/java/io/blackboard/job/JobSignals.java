@@ -3,6 +3,7 @@ package io.blackboard.job;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
 import org.springframework.lang.Nullable;
 import org.springframework.stereotype.Component;
@@ -24,8 +25,10 @@ class JobSignals {
     private final PollWaiters waiters;
     private final ResultWaiters readers;
     private final JobNotifications notifications;
+    private final ClaimHints hints;
 
-    JobSignals(PollWaiters waiters, ResultWaiters readers, JobNotifications notifications) {
+    JobSignals(PollWaiters waiters, ResultWaiters readers, JobNotifications notifications, ClaimHints hints) {
+        this.hints = hints;
         this.waiters = waiters;
         this.readers = readers;
         this.notifications = notifications;
@@ -58,8 +61,12 @@ class JobSignals {
         }
     }
 
-    /** Jobs of these function blocks (one entry per job) went back to PENDING: re-queued or released. */
+    /**
+     * Jobs of these function blocks (one entry per job) went back to PENDING: re-queued or
+     * released, behind where this replica's claims got to, so its next claims start at the front.
+     */
     void pendingAgain(List<UUID> functionBlockIds) {
+        afterCommit(() -> hints.forgetBlocks(Set.copyOf(functionBlockIds)));
         Map<UUID, Integer> counts = new LinkedHashMap<>();
         functionBlockIds.forEach(id -> counts.merge(id, 1, Integer::sum));
         pending(counts.entrySet().stream().map(e -> new Signal(e.getKey(), null, e.getValue())).toList());

@@ -7,8 +7,14 @@ import io.blackboard.QueryPlan;
 import io.blackboard.RowLock;
 import io.blackboard.TestRows;
 import io.blackboard.platform.sql.SqlArrays;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
+import java.time.OffsetDateTime;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -93,7 +99,8 @@ class ClaimStoreTest extends BlackboardTest {
 
     /**
      * One short probe of the PENDING index per requested block, however long the queues, and
-     * the worker's held jobs counted on its own index. The store writes the limit into the text.
+     * the worker's held jobs counted on its own index. The store writes the limit into the text,
+     * and the poll's transaction runs the generic plan (see {@link ClaimStore#WORKER_POLL}).
      */
     @Test
     void theClaimProbesThePendingIndexAndCountsHeldJobsByWorker() throws SQLException {
@@ -101,10 +108,114 @@ class ClaimStoreTest extends BlackboardTest {
         UUID holder = TestRows.jobsInEveryState(jdbc, echo, 1000);
         MapSqlParameterSource poll = new MapSqlParameterSource("workerId", holder)
                 .addValue("functionBlockIds", SqlArrays.uuids(List.of(echo))).addValue("labels", "{}")
+                .addValue("hintPriorities", "{0}").addValue("hintCreatedAts", "{\"2026-01-01T00:00:00Z\"}")
+                .addValue("hintIds", "{" + UUID.randomUUID() + "}")
                 .addValue("concurrency", 20).addValue("timeoutMs", TIMEOUT.toMillis());
 
-        QueryPlan.of(dataSource, ClaimStore.JOB_CLAIM.replace(":limit", "10"), poll)
+        QueryPlan.generic(dataSource, ClaimStore.JOB_CLAIM.replace(":limit", "10"), poll)
                 .assertProbes("job_claim", "job_by_worker");
+    }
+
+    @Test
+    void aHintedClaimStartsAfterItsHintWhileEnoughJobsAreThere() {
+        workerServingEcho(Map.of("concurrency", 10));
+        List<UUID> jobs = createJobs(echo, 5);
+
+        assertThat(claimBy(worker, 2, hintAt(jobs.get(1)))).extracting(JobView::id)
+                .containsExactly(jobs.get(2), jobs.get(3));
+        assertThat(status(jobs.get(0))).as("behind the hint, not read").isEqualTo("PENDING");
+    }
+
+    @Test
+    void aHintedClaimThatFindsTooFewAfterItsHintReadsFromTheFrontInClaimOrder() {
+        workerServingEcho(Map.of("concurrency", 10));
+        List<UUID> jobs = createJobs(echo, 3);
+
+        assertThat(claimBy(worker, 2, hintAt(jobs.get(1)))).extracting(JobView::id)
+                .as("the front's jobs come first").containsExactly(jobs.get(0), jobs.get(1));
+        assertThat(status(jobs.get(2))).isEqualTo("PENDING");
+        assertThat(claimBy(worker, 1, hintAt(jobs.get(2)))).extracting(JobView::id)
+                .as("nothing after the hint: the front").containsExactly(jobs.get(2));
+        assertThat(events("CLAIMED")).isEqualTo(3);
+    }
+
+    @Test
+    void higherAndLowerPrioritiesAreFoundWhereverTheHintIs() {
+        workerServingEcho(Map.of("concurrency", 10));
+        UUID middle = createJob(echo, Map.of("priority", 5));
+        UUID hinted = createJob(echo, Map.of("priority", 5));
+        UUID low = createJob(echo, Map.of("priority", 1));
+        UUID high = createJob(echo, Map.of("priority", 9));
+
+        assertThat(claimBy(worker, 2, hintAt(middle))).extracting(JobView::id).containsExactly(high, hinted);
+        assertThat(claimBy(worker, 1, hintAt(hinted))).extracting(JobView::id).containsExactly(low);
+        assertThat(claimBy(worker, 1, hintAt(low))).extracting(JobView::id).containsExactly(middle);
+    }
+
+    /**
+     * The point of the hint: claimed jobs leave dead entries at the front of the PENDING index
+     * until a vacuum, and a claim from the front reads through them; one from the hint does not.
+     */
+    @Test
+    void aHintedClaimDoesNotReadTheDeadEntriesTheClaimsBeforeItLeft() throws SQLException {
+        workerServingEcho(Map.of("concurrency", 10));
+        for (int batch = 0; batch < 4; batch++) {
+            createJobs(echo, 1000);
+        }
+        List<UUID> jobs = jdbc.sql("select id from job where function_block_id = :fb order by created_at, id")
+                .param("fb", echo).query(UUID.class).list();
+        UUID last = jobs.get(3799);
+        jdbc.sql("""
+                update job set status = 'POLLED', worker_id = :w, polled_at = now(), deadline = now(), attempt = 1
+                 where id in (select id from job where function_block_id = :fb order by created_at, id limit 3800)
+                """).param("w", UUID.randomUUID()).param("fb", echo).update();
+        ClaimHints.Hint hint = hintAt(last);
+        ClaimStore.PollingWorker polling = store.lockForPoll(worker).orElseThrow();
+        MapSqlParameterSource hinted = claimParameters(polling, hint);
+
+        long fromHint = QueryPlan.analyze(dataSource, ClaimStore.JOB_CLAIM.replace(":limit", "10"), hinted)
+                .buffersOf("job_claim");
+        long fromFront = QueryPlan.analyze(dataSource, ClaimStore.JOB_CLAIM.replace(":limit", "10"),
+                claimParameters(polling, null)).buffersOf("job_claim");
+
+        assertThat(fromHint).as("from the hint, against %d from the front", fromFront).isLessThan(fromFront / 4);
+        assertThat(claimBy(worker, 10, hint)).extracting(JobView::id).containsExactlyElementsOf(jobs.subList(3800, 3810));
+    }
+
+    private MapSqlParameterSource claimParameters(ClaimStore.PollingWorker polling, ClaimHints.Hint hint) {
+        return new MapSqlParameterSource("workerId", worker)
+                .addValue("functionBlockIds", SqlArrays.uuids(List.of(echo)))
+                .addValue("hintPriorities", SqlArrays.integers(new Integer[] {hint == null ? null : hint.priority()}))
+                .addValue("hintCreatedAts", SqlArrays.timestamps(
+                        new OffsetDateTime[] {hint == null ? null : hint.createdAt()}))
+                .addValue("hintIds", SqlArrays.uuids(new UUID[] {hint == null ? null : hint.id()}))
+                .addValue("labels", polling.labels()).addValue("concurrency", 10)
+                .addValue("timeoutMs", TIMEOUT.toMillis());
+    }
+
+    /** The poll's worker lock makes its transaction run generic plans, and only its transaction. */
+    @Test
+    void thePollRunsGenericPlansForItsOwnTransactionOnly() throws SQLException {
+        workerServingEcho(Map.of());
+        try (Connection connection = dataSource.getConnection()) {
+            connection.setAutoCommit(false);
+            try (PreparedStatement lock = connection.prepareStatement(ClaimStore.WORKER_POLL.replace(":workerId", "?"))) {
+                lock.setObject(1, worker);
+                lock.executeQuery().close();
+            }
+            assertThat(planCacheMode(connection)).as("in the poll's transaction").isEqualTo("force_generic_plan");
+            connection.commit();
+            connection.setAutoCommit(true);
+            assertThat(planCacheMode(connection)).as("after it, on the same connection").isEqualTo("auto");
+        }
+    }
+
+    private static String planCacheMode(Connection connection) throws SQLException {
+        try (Statement statement = connection.createStatement();
+                ResultSet rs = statement.executeQuery("show plan_cache_mode")) {
+            rs.next();
+            return rs.getString(1);
+        }
     }
 
     @Test
@@ -120,8 +231,21 @@ class ClaimStoreTest extends BlackboardTest {
     }
 
     private List<JobView> claimBy(UUID workerId, int limit) {
+        return claimBy(workerId, limit, null);
+    }
+
+    /** A claim of the worker's one block starting at this hint (null: the front). */
+    private List<JobView> claimBy(UUID workerId, int limit, ClaimHints.Hint hint) {
         ClaimStore.PollingWorker polling = store.lockForPoll(workerId).orElseThrow();
-        return store.claim(workerId, polling, polling.functionBlockIds(), limit, TIMEOUT);
+        return store.claim(workerId, polling, polling.functionBlockIds(),
+                Collections.nCopies(polling.functionBlockIds().size(), hint), limit, TIMEOUT);
+    }
+
+    private ClaimHints.Hint hintAt(UUID jobId) {
+        return jdbc.sql("select priority, created_at, id from job where id = :id").param("id", jobId)
+                .query((rs, n) -> new ClaimHints.Hint(rs.getInt(1), rs.getObject(2, OffsetDateTime.class),
+                        rs.getObject(3, UUID.class), System.nanoTime()))
+                .single();
     }
 
     private long events(String kind) {

@@ -3,6 +3,7 @@ package io.blackboard.job;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -95,7 +96,8 @@ class RaceTest extends BlackboardTest {
 
     private List<JobView> claimOnce(UUID workerId) {
         ClaimStore.PollingWorker polling = claims.lockForPoll(workerId).orElseThrow();
-        return claims.claim(workerId, polling, polling.functionBlockIds(), 1, Duration.ofMinutes(12));
+        return claims.claim(workerId, polling, polling.functionBlockIds(),
+                Collections.nCopies(polling.functionBlockIds().size(), null), 1, Duration.ofMinutes(12));
     }
 
     private static void await(CountDownLatch latch) {

@@ -207,6 +207,7 @@ class ResultFeedTest extends BlackboardTest {
                 }
             }
             statement.execute("deallocate reap");
+            statement.execute("reset plan_cache_mode"); // the connection goes back to the pool
             plan = lines.toString();
         }
 
