@@ -316,6 +316,24 @@ class Next(WorkerCase):
         self.assertEqual(4, worker.stats["jobs_claimed"])
         self.assertEqual(3, worker.stats["next_jobs"])
 
+    def test_a_replica_that_does_not_know_next_gets_the_push_by_result_and_the_worker_goes_on(self):
+        @self.block()
+        def echo(ctx, params):
+            return {"n": params}
+
+        # an older replica behind the same address, mid-upgrade: its security answers the unknown path 403
+        self.stub.script(NEXT, problem(403, "forbidden", "Access Denied"))
+        jobs = [self.stub.add_job(1)]
+        worker = self.worker(concurrency=1).start()
+        self.stub.wait_for(lambda: self.stub.jobs[jobs[0]]["status"] == "PUSHED")
+        jobs.append(self.stub.add_job(2))
+        self.stub.wait_for(lambda: self.stub.jobs[jobs[1]]["status"] == "PUSHED")
+
+        self.assertEqual(1, len(self.stub.nexts()), "this registration pushes by /result from then on")
+        self.assertEqual(jobs, [c.body["jobId"] for c in self.stub.calls_to("POST /blackboard/job/result")])
+        self.assertEqual(0, worker.stats.get("reregistrations", 0))
+        self.wait_until(lambda: worker.stats.get("pushes") == 2)
+
     def test_a_job_from_next_is_held_like_a_polled_one(self):
         started = threading.Event()
 

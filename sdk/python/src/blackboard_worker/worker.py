@@ -924,6 +924,11 @@ class Worker:
         reply = self._transport.request("POST", "/blackboard/job/next",
                                         {"workerId": session.worker_id, "results": [body], "limit": limit},
                                         token=session.token)
+        if _unknown_path(reply):
+            # an older replica behind the same address (a rolling upgrade): this registration pushes by /result
+            session.has_next = False
+            reply = self._transport.request("POST", "/blackboard/job/result", body, token=session.token)
+            return reply, _PushAnswer(reply.status, reply.problem, [], True)
         if reply.status != 200:
             return reply, _PushAnswer(reply.status, reply.problem, [], True)
         try:
@@ -972,6 +977,12 @@ def parse_labels(text: str) -> Dict[str, str]:
 
 def _seconds(ms: Any, default: float) -> float:
     return ms / 1000.0 if isinstance(ms, (int, float)) and ms > 0 else default
+
+
+def _unknown_path(reply: Response) -> bool:
+    """Whether a replica refused /blackboard/job/next as a path it does not know: an older one's security
+    answers a worker's token 403 there, or the path 404 or 405, none of them the problem of a deleted worker."""
+    return reply.status in (403, 404, 405) and reply.problem.get("type") != "/problems/worker-not-found"
 
 
 def _api_at_least(version: str, wanted: Tuple[int, ...]) -> bool:

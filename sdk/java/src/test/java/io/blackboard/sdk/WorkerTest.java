@@ -600,6 +600,23 @@ class WorkerTest {
     }
 
     @Test
+    void a_replica_that_does_not_know_next_gets_the_push_by_result_and_the_worker_goes_on() {
+        stub.apiVersion = "1.1";
+        // an older replica behind the same address, mid-upgrade: its security answers the unknown path 403
+        stub.once(NEXT, Response.problem(403, "/problems/forbidden"));
+        start(builder(echo()));
+        stub.offer(job("j1", JobType.EXECUTE, 1, Map.of()));
+        await("pushed", () -> worker.stats().jobsSucceeded() == 1);
+        stub.offer(job("j2", JobType.EXECUTE, 1, Map.of()));
+
+        await("pushed again", () -> worker.stats().jobsSucceeded() == 2);
+        assertThat(stub.count(NEXT)).isEqualTo(1);
+        assertThat(stub.count(PUSH)).as("this registration pushes by /result from then on").isEqualTo(2);
+        assertThat(worker.stats().reregistrations()).isZero();
+        assertThat(worker.stats().pushesDropped()).isZero();
+    }
+
+    @Test
     void a_server_of_api_1_keeps_the_single_push() {
         stub.apiVersion = "1";
         start(builder(echo()));

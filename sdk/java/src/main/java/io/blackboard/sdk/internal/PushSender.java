@@ -50,7 +50,31 @@ final class PushSender {
                 reply = http.sendOnce("POST", "/blackboard/job/next", s.token(), nextBody(s, push, 0));
             }
         }
-        return reply.status() == 200 ? item(reply) : new Answer(reply, false, List.of());
+        if (reply.status() == 200) {
+            return item(reply);
+        }
+        if (unknownPath(reply)) {
+            s.nextMissing();
+            return new Answer(http.send("POST", "/blackboard/job/result", s.token(), push), false, List.of());
+        }
+        return new Answer(reply, false, List.of());
+    }
+
+    /**
+     * An older replica behind the same address (a rolling upgrade) does not know /next: its security answers a
+     * worker's token 403 there, or the path 404 or 405, none of them the problem of a deleted worker. Not the
+     * push's fault, so it goes by /result instead, where such a replica answers it as it should.
+     */
+    static boolean unknownPath(Http.Reply reply) {
+        int status = reply.status();
+        if (status != 403 && status != 404 && status != 405) {
+            return false;
+        }
+        try {
+            return !"/problems/worker-not-found".equals(Json.object(reply.json()).get("type"));
+        } catch (RuntimeException e) {
+            return true; // not even a problem document: not this server's answer about the worker
+        }
     }
 
     /** The push is embedded as it is, so that every resend sends the very same result. */

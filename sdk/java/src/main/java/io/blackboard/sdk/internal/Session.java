@@ -2,6 +2,7 @@ package io.blackboard.sdk.internal;
 
 import io.blackboard.sdk.WorkerConfig;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * One registration: the worker's id and token, its function blocks by the ids the server gave them, and whether
@@ -9,7 +10,25 @@ import java.util.Map;
  * an old one are dropped, never retried under the new id.
  */
 record Session(String workerId, String token, Map<String, WorkerConfig.Block> blocksById, int generation,
-        boolean hasNext) {
+        AtomicBoolean next) {
+
+    Session(String workerId, String token, Map<String, WorkerConfig.Block> blocksById, int generation,
+            boolean hasNext) {
+        this(workerId, token, blocksById, generation, new AtomicBoolean(hasNext));
+    }
+
+    /** Whether pushes go by /next: the server registered with said 1.1 or newer, and no replica refused the path. */
+    boolean hasNext() {
+        return next.get();
+    }
+
+    /**
+     * A replica refused /next as an unknown path (during a rolling upgrade, an older replica behind the same
+     * address): this session pushes by /result from now on.
+     */
+    void nextMissing() {
+        next.set(false);
+    }
 
     /**
      * Whether a registration answer's {@code apiVersion} is 1.1 or newer. Servers before 1.1 answer "1"; one
