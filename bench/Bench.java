@@ -359,6 +359,7 @@ public class Bench {
         sql.run("truncate job, job_event");
         report.raw1 = pgbench("claim1.sql", 1, mode.pgbenchSec() * 6_000L + 20_000);
         report.rawMinimal = pgbench("claim1_minimal.sql", 1, mode.pgbenchSec() * 10_000L + 20_000);
+        report.rawMinimalPgUs = lastPgUsPerJob;
         report.raw50 = pgbench("claim50.sql", 50, mode.pgbenchSec() * 45_000L + 50_000);
         report.rawServerSequence = pgbench("claim1_server_sequence.sql", 1, mode.pgbenchSec() * 6_000L + 20_000);
         // the insert ceilings, each on an empty table as the claims' were (pgbench() deletes its jobs)
@@ -369,6 +370,9 @@ public class Bench {
         // the server's tests start from the same clean table as pgbench did
         sql.run("truncate job, job_event", "vacuum analyze job");
     }
+
+    /** PostgreSQL's CPU per job in the last {@link #pgbench} run, in microseconds. */
+    double lastPgUsPerJob = Double.NaN;
 
     double pgbench(String script, int perRoundTrip, long jobs) {
         preload("bench.raw", jobs);
@@ -381,6 +385,7 @@ public class Bench {
                 mode.pgbenchSec(), rate, line(run.out(), "tps"), left,
                 left == 0 ? " -- RAN DRY, figure is a lower bound" : "", run.cpu(),
                 run.cpu().pg() / (rate * run.cpu().seconds()) * 1e6);
+        lastPgUsPerJob = run.cpu().pg() / (rate * run.cpu().seconds()) * 1e6;
         sql.run("delete from job where function_block_id = '%s'".formatted(blocks.get("bench.raw")));
         return rate;
     }
