@@ -480,24 +480,12 @@ public class Bench {
                     String poll = "{\"workerId\":\"%s\",\"limit\":1}".formatted(w.id());
                     Json.Claim claim = null;
                     while (System.nanoTime() < end) {
-                        long t0 = System.nanoTime();
                         if (claim == null) {
-                            Http.Response r = http.post("/blackboard/job", poll, w.token(), Http.TIMEOUT);
-                            polls.add(System.nanoTime() - t0);
-                            requests.increment();
-                            if (!r.ok()) {
-                                errors.increment();
-                                complain("poll", r);
-                                continue;
-                            }
-                            List<Json.Claim> claims = Json.claims(r.body());
-                            if (claims.isEmpty()) {
-                                empty.increment();
-                            } else {
-                                claim = claims.getFirst();
-                            }
+                            List<Json.Claim> claims = pollOnce(w, poll, polls, requests, errors, empty);
+                            claim = claims.isEmpty() ? null : claims.getFirst();
                             continue;
                         }
+                        long t0 = System.nanoTime();
                         Http.Response r = http.post("/blackboard/job/next", "{\"workerId\":\"%s\",\"results\":[%s],\"limit\":1}"
                                 .formatted(w.id(), pushBody(w, claim)), w.token(), Http.TIMEOUT);
                         nexts.add(System.nanoTime() - t0);
@@ -818,27 +806,35 @@ public class Bench {
                 exec.submit(() -> {
                     String body = "{\"workerId\":\"%s\",\"limit\":%d}".formatted(w.id(), limit);
                     while (System.nanoTime() < end) {
-                        long t0 = System.nanoTime();
-                        Http.Response r = http.post("/blackboard/job", body, w.token(), Http.TIMEOUT);
-                        polls.add(System.nanoTime() - t0);
-                        requests.increment();
-                        if (!r.ok()) {
-                            errors.increment();
-                            complain("poll", r);
-                            continue;
+                        List<Json.Claim> claims = pollOnce(w, body, polls, requests, errors, empty);
+                        if (!claims.isEmpty()) {
+                            jobs.add(pushAll(w, claims, pushes, errors, requests));
                         }
-                        List<Json.Claim> claims = Json.claims(r.body());
-                        if (claims.isEmpty()) {
-                            empty.increment();
-                            continue;
-                        }
-                        jobs.add(pushAll(w, claims, pushes, errors, requests));
                     }
                 });
             }
         }
         return new Throughput(jobs.sum(), (System.nanoTime() - start) / 1e9, polls, pushes, errors.sum(),
                 empty.sum(), Cpu.between(cpuStart, cpu.sample()), requests.sum());
+    }
+
+    /** One poll without waiting, timed and counted: the jobs it claimed, or none (an error, counted, or empty). */
+    List<Json.Claim> pollOnce(Worker w, String body, Latencies polls, LongAdder requests, LongAdder errors,
+            LongAdder empty) {
+        long t0 = System.nanoTime();
+        Http.Response r = http.post("/blackboard/job", body, w.token(), Http.TIMEOUT);
+        polls.add(System.nanoTime() - t0);
+        requests.increment();
+        if (!r.ok()) {
+            errors.increment();
+            complain("poll", r);
+            return List.of();
+        }
+        List<Json.Claim> claims = Json.claims(r.body());
+        if (claims.isEmpty()) {
+            empty.increment();
+        }
+        return claims;
     }
 
     /**
