@@ -4,6 +4,7 @@ import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -124,14 +125,19 @@ class JobNotifications implements SmartLifecycle {
                     pushedQueued.set(false); // pushes from now on queue another notification
                 }
                 if (connection == null || connection.isClosed()) {
-                    connection = connect(database, "blackboard-notify");
+                    connection = connectSender(database);
                 }
+                List<String> channels = new ArrayList<>();
+                List<String> payloads = new ArrayList<>();
                 for (String payload : payloads(coalesce(batch))) {
-                    notify(connection, CHANNEL, payload);
+                    channels.add(CHANNEL);
+                    payloads.add(payload);
                 }
                 if (pushed) {
-                    notify(connection, PUSHED_CHANNEL, origin);
+                    channels.add(PUSHED_CHANNEL);
+                    payloads.add(origin);
                 }
+                notify(connection, channels, payloads);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 break;
@@ -145,10 +151,30 @@ class JobNotifications implements SmartLifecycle {
         close(connection);
     }
 
-    private static void notify(Connection connection, String channel, String payload) throws SQLException {
-        try (PreparedStatement notify = connection.prepareStatement("select pg_notify(?, ?)")) {
-            notify.setString(1, channel);
-            notify.setString(2, payload);
+    /**
+     * The sending connection. Its transactions commit without waiting for the WAL flush: a
+     * NOTIFY is delivered when its transaction commits, flushed or not, and a crash that could
+     * lose the commit also ends every listener's connection, so nothing waits on the disk for it.
+     */
+    private static Connection connectSender(JdbcConnectionDetails database) throws SQLException {
+        Connection connection = connect(database, "blackboard-notify");
+        try (Statement async = connection.createStatement()) {
+            async.execute("set synchronous_commit = off");
+        } catch (SQLException e) {
+            close(connection);
+            throw e;
+        }
+        return connection;
+    }
+
+    /** Every notification of one batch in one statement, so one transaction and one commit. */
+    private static void notify(Connection connection, List<String> channels, List<String> payloads)
+            throws SQLException {
+        try (PreparedStatement notify = connection.prepareStatement(
+                "select count(pg_notify(n.channel, n.payload))"
+                        + " from unnest(cast(? as text[]), cast(? as text[])) as n(channel, payload)")) {
+            notify.setArray(1, connection.createArrayOf("text", channels.toArray()));
+            notify.setArray(2, connection.createArrayOf("text", payloads.toArray()));
             notify.execute();
         }
     }
