@@ -2,6 +2,7 @@ package io.blackboard.job;
 
 import io.blackboard.functionblock.Schemas;
 import io.blackboard.platform.errors.BadRequest;
+import io.blackboard.platform.sql.Coalescer;
 import io.blackboard.platform.sql.Ids;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -18,8 +19,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.dao.DataIntegrityViolationException;
 import org.springframework.stereotype.Service;
-import org.springframework.transaction.support.TransactionTemplate;
 import org.springframework.transaction.annotation.Transactional;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
+import org.springframework.transaction.support.TransactionTemplate;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -32,16 +34,26 @@ class JobService {
     record Created(List<JobView> jobs, int inserted) {
     }
 
+    /**
+     * Coalesced inserts running at once on this replica: two keep PostgreSQL busy while the
+     * next batch gathers, and leave the rest of the pool to claims and pushes.
+     */
+    private static final int CREATE_BATCHES_IN_FLIGHT = 2;
+    /** Rows one coalesced insert takes before the creates queued behind it go in the next. */
+    private static final int MAX_CREATE_BATCH_ROWS = 1_000;
+
     private final JobStore store;
     private final JsonMapper json;
     private final JobSignals signals;
     private final Schemas schemas;
     private final JobMetrics metrics;
     private final TransactionTemplate tx;
+    private final Coalescer<List<Map<String, Object>>, List<JobView>> creates;
 
     JobService(JobStore store, JsonMapper json, JobSignals signals, Schemas schemas, JobMetrics metrics,
             TransactionTemplate tx) {
         this.tx = tx;
+        this.creates = new Coalescer<>(this::insertTogether, CREATE_BATCHES_IN_FLIGHT, MAX_CREATE_BATCH_ROWS);
         this.schemas = schemas;
         this.store = store;
         this.json = json;
@@ -54,18 +66,21 @@ class JobService {
      * names a job is answered with that job; any invalid job rejects the whole batch.
      * <p>
      * Without idempotency keys the insert is one statement that cannot partly fail, so it
-     * commits by itself: a transaction would add a COMMIT round trip before the wake-ups. With
-     * keys, a reused key found after the insert must undo the batch, so it runs in one (a plain
-     * JDBC transaction: it is all SQL).
+     * commits by itself: a transaction would add a COMMIT round trip before the wake-ups. Such
+     * creates that arrive together (the engine's single-job calls from many threads) go as one
+     * statement and one commit ({@link Coalescer}); each is still answered, or refused, on its
+     * own. With keys, a reused key found after the insert must undo the batch, so it runs in one
+     * (a plain JDBC transaction: it is all SQL).
      */
     Created create(List<CreateJob> jobs) {
         Set<UUID> blocks = jobs.stream().map(CreateJob::functionBlockId).collect(Collectors.toSet());
         requireValidParams(jobs, store.paramsSchemas(blocks));
         try {
             if (jobs.stream().anyMatch(job -> job.idempotencyKey() != null)) {
-                return tx.execute(status -> insert(jobs));
+                return tx.execute(status -> insert(jobs, false));
             }
-            return insert(jobs);
+            // in a caller's transaction, the insert must be part of it: not coalesced
+            return insert(jobs, !TransactionSynchronizationManager.isActualTransactionActive());
         } catch (DataIntegrityViolationException e) {
             // among these (a CHECK, a foreign key): a function block removed by hand since its
             // schema was kept. Look again, so that is a 422; anything else is rethrown as it was.
@@ -75,7 +90,7 @@ class JobService {
         }
     }
 
-    private Created insert(List<CreateJob> jobs) {
+    private Created insert(List<CreateJob> jobs, boolean coalesced) {
         List<UUID> ids = new ArrayList<>(jobs.size());
         List<Map<String, Object>> rows = new ArrayList<>(jobs.size());
         for (int i = 0; i < jobs.size(); i++) {
@@ -83,12 +98,19 @@ class JobService {
             ids.add(id);
             rows.add(row(i, id, jobs.get(i), where(i, jobs.size())));
         }
-        String input = json.writeValueAsString(rows);
-        List<JobView> created = store.insert(input);
-        int inserted = created.size();
-        if (inserted < jobs.size()) {
-            resolveIdempotencyKeys(jobs, ids, input);
-            created = store.findMany(new LinkedHashSet<>(ids));
+        List<JobView> created;
+        int inserted;
+        if (coalesced) {
+            created = creates.run(rows, rows.size());
+            inserted = created.size();
+        } else {
+            String input = json.writeValueAsString(rows);
+            created = store.insert(input);
+            inserted = created.size();
+            if (inserted < jobs.size()) {
+                resolveIdempotencyKeys(jobs, ids, input);
+                created = store.findMany(new LinkedHashSet<>(ids));
+            }
         }
         Map<UUID, JobView> found = created.stream().collect(Collectors.toMap(JobView::id, Function.identity()));
         metrics.created(inserted);
@@ -97,6 +119,31 @@ class JobService {
             signals.pending(signalsFor(jobs, ids, rows));
         }
         return new Created(ids.stream().map(found::get).toList(), inserted);
+    }
+
+    /**
+     * The rows of creates that arrived together, in one insert: the answer of each create is its
+     * own rows' jobs. Without idempotency keys every row is inserted, so a missing one is a fault
+     * (the batch then runs again one create at a time).
+     */
+    private List<List<JobView>> insertTogether(List<List<Map<String, Object>>> creates) {
+        List<Map<String, Object>> rows = new ArrayList<>();
+        creates.forEach(rows::addAll);
+        for (int i = 0; i < rows.size(); i++) {
+            rows.get(i).put("ord", i);
+        }
+        Map<Object, JobView> inserted = store.insert(json.writeValueAsString(rows)).stream()
+                .collect(Collectors.toMap(JobView::id, Function.identity()));
+        if (inserted.size() != rows.size()) {
+            throw new IllegalStateException("Inserted " + inserted.size() + " of " + rows.size() + " jobs");
+        }
+        return creates.stream().map(create -> create.stream().map(row -> inserted.get(row.get("id"))).toList())
+                .toList();
+    }
+
+    /** Creates waiting to go in the next coalesced insert. */
+    int createsQueued() {
+        return creates.queued();
     }
 
     /** One signal per (function block, selector) among the jobs this call inserted. */

@@ -1,9 +1,11 @@
 package io.blackboard.worker;
 
+import io.blackboard.platform.sql.Coalescer;
 import io.blackboard.platform.sql.Ids;
 import io.blackboard.platform.web.ServerVersion;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.UUID;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -19,6 +21,10 @@ class WorkerService {
 
     /** Rows a bulk transition changes per transaction. */
     static final int BATCH = 500;
+    /** Coalesced heartbeat statements running at once on this replica. */
+    private static final int PING_BATCHES_IN_FLIGHT = 2;
+    /** Heartbeats one statement takes before those queued behind it go in the next. */
+    private static final int MAX_PING_BATCH = 500;
 
     private static final Logger log = LoggerFactory.getLogger(WorkerService.class);
 
@@ -30,11 +36,13 @@ class WorkerService {
     private final TransactionTemplate tx;
     private final WorkerCredentials credentials;
     private final ServerVersion server;
+    private final Coalescer<UUID, Optional<WorkerStore.Heartbeat>> idlePings;
 
     WorkerService(WorkerStore store, WorkerDirectory directory, HeldJobs heldJobs, WorkerProperties properties,
             JsonMapper json, TransactionTemplate tx, WorkerCredentials credentials,
             ServerVersion server) {
         this.server = server;
+        this.idlePings = new Coalescer<>(store::ping, PING_BATCHES_IN_FLIGHT, MAX_PING_BATCH);
         this.tx = tx;
         this.credentials = credentials;
         this.store = store;
@@ -59,13 +67,14 @@ class WorkerService {
     /**
      * A heartbeat, which never waits for a WAL flush (see {@link WorkerStore#WORKER_PING}). An
      * idle worker (most pings at scale: it lists no jobs and holds none) costs one statement and
-     * no transaction, so its connection is back in the pool after one round trip. Every other
+     * no transaction, so its connection is back in the pool after one round trip; the idle pings
+     * that arrive together share that statement ({@link Coalescer}). Every other
      * ping records itself and applies its view of held jobs in one transaction, which the
      * heartbeat's statement makes asynchronous too.
      */
     PingReply ping(UUID id, @Nullable List<UUID> activeJobIds) {
         if (activeJobIds != null && activeJobIds.isEmpty()) {
-            WorkerStore.Heartbeat beat = store.ping(id).orElseThrow(() -> new WorkerNotFound(id));
+            WorkerStore.Heartbeat beat = idlePings.run(id, 1).orElseThrow(() -> new WorkerNotFound(id));
             // it lists nothing, so every claim it holds past the grace period is an orphan to release
             List<UUID> cancel = beat.holdsClaims() ? tx.execute(status -> heldJobs.heartbeat(id, activeJobIds))
                     : List.of();

@@ -1,8 +1,14 @@
 package io.blackboard.worker;
 
+import io.blackboard.platform.sql.SqlArrays;
+import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.time.OffsetDateTime;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import org.springframework.jdbc.core.simple.JdbcClient;
@@ -34,20 +40,26 @@ class WorkerStore {
      * transaction that read a ping's writes and then wrote (a claim of a released job, say) made
      * them durable too, since the WAL is flushed in order.
      */
-    static final String WORKER_PING =
-            heartbeat("from (select set_config('synchronous_commit', 'off', true)) as async_commit");
+    static final String WORKER_PING = heartbeat("worker.id = :id");
 
-    private static String heartbeat(String from) {
+    /**
+     * The heartbeats of many workers in one statement and one commit: the idle pings that
+     * arrive together ({@link WorkerService#ping}). One probe of the primary key finds them in
+     * its order, so two such statements lock the rows they share in the same order.
+     */
+    static final String WORKER_PINGS = heartbeat("worker.id = any (cast(:ids as uuid[]))");
+
+    private static String heartbeat(String which) {
         return """
                 update worker
                    set last_seen_at = now(),
                        state_changed_at = case when state = 'ONLINE' then state_changed_at else now() end,
                        state = 'ONLINE'
-                %s
-                 where id = :id and deleted_at is null
-                returning state, directive, now() as server_time,
+                  from (select set_config('synchronous_commit', 'off', true)) as async_commit
+                 where %s and deleted_at is null
+                returning worker.id, state, directive, now() as server_time,
                           exists (select 1 from job j where j.worker_id = worker.id and j.status = 'POLLED') as holds_claims
-                """.formatted(from);
+                """.formatted(which);
     }
 
     /**
@@ -181,11 +193,21 @@ class WorkerStore {
 
     /** A heartbeat, committed asynchronously ({@link #WORKER_PING}). */
     Optional<Heartbeat> ping(UUID id) {
-        return jdbc.sql(WORKER_PING).param("id", id)
-                .query((rs, n) -> new Heartbeat(WorkerState.valueOf(rs.getString("state")),
-                        Directive.valueOf(rs.getString("directive")),
-                        rs.getObject("server_time", OffsetDateTime.class), rs.getBoolean("holds_claims")))
-                .optional();
+        return jdbc.sql(WORKER_PING).param("id", id).query(WorkerStore::beat).optional();
+    }
+
+    /** Each worker's heartbeat, in the order asked (empty for one unknown or deleted); one statement. */
+    List<Optional<Heartbeat>> ping(List<UUID> ids) {
+        Map<UUID, Heartbeat> beats = new HashMap<>();
+        jdbc.sql(WORKER_PINGS).param("ids", SqlArrays.uuids(new HashSet<>(ids)))
+                .query((rs, n) -> beats.put(rs.getObject("id", UUID.class), beat(rs, n)))
+                .list();
+        return ids.stream().map(id -> Optional.ofNullable(beats.get(id))).toList();
+    }
+
+    private static Heartbeat beat(ResultSet rs, int row) throws SQLException {
+        return new Heartbeat(WorkerState.valueOf(rs.getString("state")), Directive.valueOf(rs.getString("directive")),
+                rs.getObject("server_time", OffsetDateTime.class), rs.getBoolean("holds_claims"));
     }
 
     boolean goOffline(UUID id) {

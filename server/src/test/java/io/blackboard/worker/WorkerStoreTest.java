@@ -6,9 +6,11 @@ import io.blackboard.IntegrationTest;
 import io.blackboard.QueryPlan;
 import io.blackboard.RowLock;
 import io.blackboard.TestRows;
+import io.blackboard.platform.sql.SqlArrays;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.UUID;
 import java.util.function.Supplier;
 import javax.sql.DataSource;
@@ -105,6 +107,39 @@ class WorkerStoreTest extends IntegrationTest {
         TestRows.jobsInEveryState(jdbc, registerBlocks(id, List.of(block("echo", "1"))).getFirst(), 1000);
 
         QueryPlan.of(dataSource, WorkerStore.WORKER_PING, new MapSqlParameterSource("id", id))
+                .assertProbes("worker_pkey", "job_by_worker");
+    }
+
+    /** The idle pings that arrive together: one statement, each worker answered in the order asked. */
+    @Test
+    void pingsOfManyWorkersInOneStatementAnswerEachAndSkipTheDeleted() {
+        UUID a = registerWorker("a");
+        UUID b = registerWorker("b");
+        UUID deleted = registerWorker("deleted");
+        assertThat(store.softDelete(deleted)).isTrue();
+        assertThat(store.goOffline(b)).isTrue();
+        String deletedRow = row(deleted);
+
+        List<Optional<WorkerStore.Heartbeat>> beats = store.ping(List.of(b, deleted, a, UUID.randomUUID(), a));
+
+        assertThat(beats).extracting(beat -> beat.map(WorkerStore.Heartbeat::state).orElse(null))
+                .containsExactly(WorkerState.ONLINE, null, WorkerState.ONLINE, null, WorkerState.ONLINE);
+        assertThat(beats.get(0).orElseThrow().serverTime()).isEqualTo(beats.get(2).orElseThrow().serverTime());
+        assertThat(jdbc.sql("select count(distinct last_seen_at) from worker where id in (:a, :b)")
+                .param("a", a).param("b", b).query(Long.class).single()).as("one statement's time").isEqualTo(1);
+        assertThat(directory.live(b)).hasValue(true);
+        assertThat(row(deleted)).as("a deleted worker is not touched").isEqualTo(deletedRow);
+    }
+
+    @Test
+    void pingsOfManyWorkersFindThemAndTheirClaimsByIndex() throws SQLException {
+        UUID id = registerWorker("w");
+        TestRows.workers(jdbc, 500);
+        TestRows.jobsInEveryState(jdbc, registerBlocks(id, List.of(block("echo", "1"))).getFirst(), 1000);
+        List<UUID> some = jdbc.sql("select id from worker order by id limit 20").query(UUID.class).list();
+
+        QueryPlan.of(dataSource, WorkerStore.WORKER_PINGS,
+                new MapSqlParameterSource("ids", SqlArrays.uuids(some)))
                 .assertProbes("worker_pkey", "job_by_worker");
     }
 

@@ -1,0 +1,128 @@
+package io.blackboard.platform.sql;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.Semaphore;
+
+/**
+ * Runs calls that arrive together as one batch: one statement and one commit for many callers.
+ * <p>
+ * No call waits for company. With fewer than {@code maxInFlight} batches running, a call runs
+ * at once, alone; the calls that arrive while those run queue up and go together as the next
+ * batch, so a batch grows only as long as the one ahead of it takes, up to about {@code maxWeight}
+ * (each call weighs, say, its number of rows; the last call taken may pass it). The caller whose thread ran a batch answers as
+ * soon as its own call is done: what is still queued then goes on in a thread of its own.
+ * <p>
+ * Each call succeeds or fails on its own: a batch that throws runs again one call at a time,
+ * and each caller gets its own result or its own exception, as thrown.
+ *
+ * @param <T> what one call asks for
+ * @param <R> what it is answered
+ */
+public final class Coalescer<T, R> {
+
+    /** Runs the calls of one batch: one result per call, in their order. */
+    @FunctionalInterface
+    public interface Batch<T, R> {
+        List<R> run(List<T> calls);
+    }
+
+    private record Call<T, R>(T item, int weight, CompletableFuture<R> answer) {
+    }
+
+    private final Batch<T, R> batch;
+    private final int maxWeight;
+    private final Semaphore slots;
+    private final ConcurrentLinkedQueue<Call<T, R>> queue = new ConcurrentLinkedQueue<>();
+
+    public Coalescer(Batch<T, R> batch, int maxInFlight, int maxWeight) {
+        if (maxInFlight < 1 || maxWeight < 1) {
+            throw new IllegalArgumentException("maxInFlight and maxWeight must be at least 1");
+        }
+        this.batch = batch;
+        this.maxWeight = maxWeight;
+        this.slots = new Semaphore(maxInFlight);
+    }
+
+    /** Runs this call, with whatever calls arrive beside it, and answers it alone. */
+    public R run(T item, int weight) {
+        Call<T, R> call = new Call<>(item, weight, new CompletableFuture<>());
+        queue.add(call);
+        if (slots.tryAcquire()) {
+            drain(call);
+        }
+        try {
+            return call.answer().join();
+        } catch (CompletionException e) {
+            throw rethrown(e.getCause());
+        }
+    }
+
+    /** Calls waiting for a batch, not counting those in one that runs (for tests and gauges). */
+    public int queued() {
+        return queue.size();
+    }
+
+    /** Runs batches while calls are queued; entered holding a slot, which it releases or hands on. */
+    private void drain(Call<T, R> mine) {
+        while (true) {
+            List<Call<T, R>> taken = take();
+            if (!taken.isEmpty()) {
+                runBatch(taken);
+            }
+            if (queue.isEmpty()) {
+                slots.release();
+                // a call queued since that look found no free slot: take it on, if no one else has
+                if (queue.isEmpty() || !slots.tryAcquire()) {
+                    return;
+                }
+            }
+            if (mine != null && mine.answer().isDone()) {
+                Thread.ofVirtual().name("coalescer").start(() -> drain(null));
+                return;
+            }
+        }
+    }
+
+    /** The calls at the head of the queue until their weight reaches maxWeight (the last may pass it). */
+    private List<Call<T, R>> take() {
+        List<Call<T, R>> taken = new ArrayList<>();
+        int weight = 0;
+        Call<T, R> next;
+        while (weight < maxWeight && (next = queue.poll()) != null) {
+            taken.add(next);
+            weight += next.weight();
+        }
+        return taken;
+    }
+
+    private void runBatch(List<Call<T, R>> calls) {
+        try {
+            List<R> results = batch.run(calls.stream().map(Call::item).toList());
+            for (int i = 0; i < calls.size(); i++) {
+                calls.get(i).answer().complete(results.get(i));
+            }
+        } catch (Throwable failed) {
+            if (calls.size() == 1) {
+                calls.getFirst().answer().completeExceptionally(failed);
+                return;
+            }
+            for (Call<T, R> call : calls) {
+                runBatch(List.of(call));
+            }
+        }
+    }
+
+    private static RuntimeException rethrown(Throwable cause) {
+        if (cause instanceof RuntimeException e) {
+            return e;
+        }
+        if (cause instanceof Error e) {
+            throw e;
+        }
+        return new IllegalStateException(cause);
+    }
+}

@@ -1,0 +1,141 @@
+package io.blackboard.job;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.blackboard.Api;
+import java.sql.Connection;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+
+/**
+ * Single creates that arrive together go as one statement and one commit, and each is still
+ * answered, or refused, on its own. Two inserts are held in flight behind a table lock, so
+ * the creates that arrive meanwhile queue up, and go together once it is released.
+ */
+class CoalescedCreateTest extends BlackboardTest {
+
+    @Autowired
+    DataSource dataSource;
+
+    @Autowired
+    JobService jobs;
+
+    @BeforeEach
+    void setUp() {
+        workerServingEcho(Map.of());
+    }
+
+    @Test
+    void createsArrivingWhileInsertsRunGoAsOneStatementEachAnsweredWithItsOwnJob() throws Exception {
+        List<Api.Response> answers = createWhileInsertsAreHeld(echo, 10);
+
+        List<UUID> ids = new ArrayList<>();
+        for (int n = 0; n < answers.size(); n++) {
+            Api.Response answer = answers.get(n);
+            assertThat(answer.status()).as(answer.toString()).isEqualTo(201);
+            assertThat(answer.at("/payload/n").asInt()).isEqualTo(n);
+            UUID id = UUID.fromString(answer.at("/id").asString());
+            assertThat(job(id).at("/payload/n").asInt()).as("the job stored under the id answered").isEqualTo(n);
+            ids.add(id);
+        }
+        assertThat(ids).doesNotHaveDuplicates();
+        // one statement: the ten queued creates share their transaction's time
+        List<Long> queuedTogether = jdbc.sql("""
+                select count(*) from job where (payload ->> 'n')::int >= 2 group by created_at
+                """).query(Long.class).list();
+        assertThat(queuedTogether).containsExactly(10L);
+        assertThat(jdbc.sql("select count(*) from job_event where kind = 'CREATED'").query(Long.class).single())
+                .isEqualTo(12);
+    }
+
+    @Test
+    void aCreateThatFailsInTheSharedStatementIsRefusedAloneAndTheOthersAreCreated() throws Exception {
+        UUID doomed = registerBlocks(worker, List.of(block("doomed", "1.0.0"))).getFirst();
+        createJob(doomed, Map.of()); // the server now keeps doomed's contract, and will not look again
+        jdbc.sql("delete from job_event").update();
+        jdbc.sql("delete from job").update();
+        jdbc.sql("delete from worker_function_block where function_block_id = ?").param(doomed).update();
+        jdbc.sql("delete from function_block where id = ?").param(doomed).update();
+
+        List<UUID> blocks = new ArrayList<>(List.of(echo, echo, echo, echo, echo, echo));
+        blocks.set(4, doomed);
+        List<Api.Response> answers = createWhileInsertsAreHeld(blocks);
+
+        for (int n = 0; n < answers.size(); n++) {
+            if (n == 4) {
+                assertProblem(answers.get(n), 422, doomed.toString());
+            } else {
+                assertThat(answers.get(n).status()).as(answers.get(n).toString()).isEqualTo(201);
+            }
+        }
+        assertThat(count("job")).isEqualTo(5);
+    }
+
+    private List<Api.Response> createWhileInsertsAreHeld(UUID block, int queued) throws Exception {
+        List<UUID> blocks = new ArrayList<>();
+        for (int i = 0; i < queued + 2; i++) {
+            blocks.add(block);
+        }
+        return createWhileInsertsAreHeld(blocks);
+    }
+
+    /** The first two creates run and wait on a lock; the rest queue behind them; then it is released. */
+    private List<Api.Response> createWhileInsertsAreHeld(List<UUID> blocks) throws Exception {
+        List<Future<Api.Response>> answers = new ArrayList<>();
+        try (ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor();
+                Connection lock = dataSource.getConnection()) {
+            lock.setAutoCommit(false);
+            try (Statement statement = lock.createStatement()) {
+                statement.execute("lock table job in share row exclusive mode");
+            }
+            try {
+                for (int n = 0; n < blocks.size(); n++) {
+                    Map<String, Object> body = new HashMap<>(Map.of("functionBlockId", blocks.get(n),
+                            "type", "EXECUTE", "payload", Map.of("n", n)));
+                    answers.add(threads.submit(() -> api.post("/blackboard/jobs", body)));
+                    if (n == 1) {
+                        await(() -> waitingInserts() == 2);
+                    }
+                }
+                await(() -> jobs.createsQueued() == blocks.size() - 2);
+            } finally {
+                lock.rollback();
+                lock.setAutoCommit(true);
+            }
+            List<Api.Response> done = new ArrayList<>();
+            for (Future<Api.Response> answer : answers) {
+                done.add(answer.get(30, TimeUnit.SECONDS));
+            }
+            return done;
+        }
+    }
+
+    private long waitingInserts() {
+        return jdbc.sql("""
+                select count(*) from pg_stat_activity
+                 where datname = current_database() and wait_event_type = 'Lock' and query like '%insert into job %'
+                """).query(Long.class).single();
+    }
+
+    private static void await(BooleanSupplier condition) throws InterruptedException {
+        long deadline = System.nanoTime() + Duration.ofSeconds(15).toNanos();
+        while (!condition.getAsBoolean()) {
+            assertThat(System.nanoTime()).as("condition within 15 s").isLessThan(deadline);
+            Thread.sleep(10);
+        }
+    }
+}

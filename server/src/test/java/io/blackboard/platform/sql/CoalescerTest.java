@@ -1,0 +1,186 @@
+package io.blackboard.platform.sql;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+class CoalescerTest {
+
+    /** Every batch it ran, and how many ran at once at most. */
+    private final List<List<Integer>> batches = Collections.synchronizedList(new ArrayList<>());
+    private final AtomicInteger running = new AtomicInteger();
+    private final AtomicInteger mostAtOnce = new AtomicInteger();
+
+    /** Released when the test lets the batch holding call 0 finish. */
+    private final CountDownLatch release = new CountDownLatch(1);
+    private final CountDownLatch inFlight = new CountDownLatch(1);
+
+    /** One batch at a time; the one holding call 0 waits for {@link #release}, so calls queue behind it. */
+    private Coalescer<Integer, String> held(int maxWeight) {
+        return new Coalescer<>(calls -> {
+            if (calls.contains(0)) {
+                inFlight.countDown();
+                await(release);
+            }
+            return answer(calls);
+        }, 1, maxWeight);
+    }
+
+    private Future<String> runHeld(ExecutorService threads, Coalescer<Integer, String> coalescer)
+            throws InterruptedException {
+        Future<String> first = threads.submit(() -> coalescer.run(0, 1));
+        assertThat(inFlight.await(10, TimeUnit.SECONDS)).isTrue();
+        return first;
+    }
+
+    private List<String> answer(List<Integer> calls) {
+        int now = running.incrementAndGet();
+        mostAtOnce.accumulateAndGet(now, Math::max);
+        try {
+            batches.add(List.copyOf(calls));
+            if (calls.contains(-1)) {
+                throw new IllegalArgumentException("bad call -1");
+            }
+            return calls.stream().map(call -> "answer " + call).toList();
+        } finally {
+            running.decrementAndGet();
+        }
+    }
+
+    @Test
+    void aLoneCallRunsAtOnceByItself() {
+        Coalescer<Integer, String> coalescer = new Coalescer<>(this::answer, 2, 100);
+
+        assertThat(coalescer.run(7, 1)).isEqualTo("answer 7");
+        assertThat(batches).containsExactly(List.of(7));
+    }
+
+    @Test
+    void callsArrivingWhileABatchRunsGoTogetherInTheNextAndEachGetsItsOwnAnswer() throws Exception {
+        Coalescer<Integer, String> coalescer = held(100);
+        try (ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor()) {
+            Future<String> first = runHeld(threads, coalescer);
+            List<Future<String>> queued = new ArrayList<>();
+            for (int i = 1; i <= 5; i++) {
+                int call = i;
+                queued.add(threads.submit(() -> coalescer.run(call, 1)));
+            }
+            awaitQueued(coalescer, 5);
+            release.countDown();
+
+            assertThat(first.get(10, TimeUnit.SECONDS)).isEqualTo("answer 0");
+            for (int i = 1; i <= 5; i++) {
+                assertThat(queued.get(i - 1).get(10, TimeUnit.SECONDS)).isEqualTo("answer " + i);
+            }
+        }
+        assertThat(batches).hasSize(2);
+        assertThat(batches.get(1)).containsExactlyInAnyOrder(1, 2, 3, 4, 5);
+    }
+
+    @Test
+    void aFailingCallFailsAloneAndTheOthersOfItsBatchAreAnswered() throws Exception {
+        Coalescer<Integer, String> coalescer = held(100);
+        try (ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor()) {
+            Future<String> first = runHeld(threads, coalescer);
+            Future<String> good = threads.submit(() -> coalescer.run(1, 1));
+            Future<String> bad = threads.submit(() -> coalescer.run(-1, 1));
+            Future<String> alsoGood = threads.submit(() -> coalescer.run(2, 1));
+            awaitQueued(coalescer, 3);
+            release.countDown();
+
+            assertThat(first.get(10, TimeUnit.SECONDS)).isEqualTo("answer 0");
+            assertThat(good.get(10, TimeUnit.SECONDS)).isEqualTo("answer 1");
+            assertThat(alsoGood.get(10, TimeUnit.SECONDS)).isEqualTo("answer 2");
+            assertThatThrownBy(() -> bad.get(10, TimeUnit.SECONDS)).cause()
+                    .isInstanceOf(IllegalArgumentException.class).hasMessage("bad call -1");
+        }
+        // the batch of three, then each of them alone
+        assertThat(batches.subList(1, batches.size())).hasSize(4);
+        assertThat(batches.get(1)).hasSize(3);
+    }
+
+    @Test
+    void aBatchTakesCallsUpToItsWeight() throws Exception {
+        Coalescer<Integer, String> coalescer = held(10);
+        try (ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor()) {
+            Future<String> first = runHeld(threads, coalescer);
+            List<Future<String>> queued = new ArrayList<>();
+            for (int i = 1; i <= 6; i++) {
+                int call = i;
+                queued.add(threads.submit(() -> coalescer.run(call, 4)));
+            }
+            awaitQueued(coalescer, 6);
+            release.countDown();
+            first.get(10, TimeUnit.SECONDS);
+            for (Future<String> call : queued) {
+                call.get(10, TimeUnit.SECONDS);
+            }
+        }
+        // weights 4 each, up to 10: three calls reach 12 and stop the batch
+        assertThat(batches.subList(1, batches.size())).extracting(List::size).containsExactly(3, 3);
+    }
+
+    @Test
+    void underLoadEveryCallIsAnsweredWithItsOwnResultAndNoMoreBatchesRunAtOnceThanAllowed() throws Exception {
+        Coalescer<Integer, String> coalescer = new Coalescer<>(calls -> {
+            pause();
+            return answer(calls);
+        }, 2, 50);
+        int threadsCount = 64;
+        int callsEach = 100;
+        try (ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor()) {
+            List<Future<Integer>> correct = new ArrayList<>();
+            for (int t = 0; t < threadsCount; t++) {
+                int base = t * callsEach;
+                correct.add(threads.submit(() -> {
+                    int ok = 0;
+                    for (int i = 0; i < callsEach; i++) {
+                        ok += coalescer.run(base + i, 1).equals("answer " + (base + i)) ? 1 : 0;
+                    }
+                    return ok;
+                }));
+            }
+            for (Future<Integer> ok : correct) {
+                assertThat(ok.get(60, TimeUnit.SECONDS)).isEqualTo(callsEach);
+            }
+        }
+        assertThat(mostAtOnce.get()).isLessThanOrEqualTo(2);
+        assertThat(batches.stream().mapToInt(List::size).sum()).isEqualTo(threadsCount * callsEach);
+        assertThat(batches.size()).as("calls went together").isLessThan(threadsCount * callsEach / 4);
+    }
+
+    private static void awaitQueued(Coalescer<?, ?> coalescer, int calls) throws InterruptedException {
+        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        while (coalescer.queued() < calls && System.nanoTime() < deadline) {
+            Thread.sleep(5);
+        }
+        assertThat(coalescer.queued()).isEqualTo(calls);
+    }
+
+    private static void await(CountDownLatch latch) {
+        try {
+            latch.await(10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private static void pause() {
+        try {
+            Thread.sleep(1);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}
