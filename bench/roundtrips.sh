@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
-# How many answers PostgreSQL sends (its backends' sendto calls, counted with strace) per
-# poll + push, per idle ping and per single-job create: round trips, counted exactly, where
-# timings on a shared 2-core machine are too noisy to show a one-round-trip change.
+# What one operation costs PostgreSQL, counted rather than timed (timings on a shared 2-core
+# machine are too noisy to show a one-round-trip change), per poll + push, per push + next (one
+# job's claim and push in one request), per idle ping and per single-job create:
+# - round trips: the answers PostgreSQL sends (its backends' sendto calls, counted with strace);
+# - WAL bytes written, and row versions written (inserted, updated, of which HOT) per table.
+# A job's life is a create plus a push + next.
 #   bench/roundtrips.sh [JAR] [N]     (default: the built jar, 100 of each; needs strace, curl, jq)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -25,9 +28,16 @@ cycle() {
   local r; r=$(post /blackboard/job "{\"workerId\":\"$W\"}")
   post /blackboard/job/result "{\"jobId\":\"$(jq -r '.[0].id' <<<"$r")\",\"workerId\":\"$W\",\"attempt\":$(jq -r '.[0].attempt' <<<"$r"),\"status\":\"SUCCESS\"}" >/dev/null
 }
+held=""  # the job the push + next cycle holds: each pushes it and claims the next
+next() {
+  local r; r=$(post /blackboard/job/next "{\"workerId\":\"$W\",\"limit\":1,\"results\":[{\"jobId\":\"$held\",\"workerId\":\"$W\",\"attempt\":1,\"status\":\"SUCCESS\"}]}")
+  held=$(jq -r '.jobs[0].id' <<<"$r")
+}
 ping() { post "/workers/$W/ping" '{"activeJobIds":[]}' >/dev/null; }
-for _ in $(seq 1 $((n + 20))); do create; done
+for _ in $(seq 1 $((4 * n + 60))); do create; done
 for _ in $(seq 1 20); do cycle; ping; done   # warm: prepared statements, pool
+held=$(post /blackboard/job "{\"workerId\":\"$W\"}" | jq -r '.[0].id')
+for _ in $(seq 1 20); do next; done
 count() {  # sendto calls of this database's backends while "$@" runs
   local out=target/bench/$db.strace pids
   pids=$(pgrep -f "postgres $db " | sed 's/^/-p /' | tr '\n' ' ')
@@ -39,5 +49,27 @@ count() {  # sendto calls of this database's backends while "$@" runs
 }
 repeat() { for _ in $(seq 1 "$n"); do "$1"; done; }
 per() { echo "scale=2; ${1:-0} / $n" | bc; }
-echo "$(basename "$jar"): PostgreSQL answers per poll+push $(per "$(count repeat cycle)"), per idle ping" \
-  "$(per "$(count repeat ping)"), per single-job create $(per "$(count repeat create)")"
+sql() { psql "${pg[@]}" -d "$db" -Atc "$1"; }
+# row versions written per table, as the statistics collector has them once every backend flushed
+# (an idle backend flushes within 10 s)
+rows() { sleep 11; sql "select string_agg(relname || ' ' || n_tup_ins || ' ' || n_tup_upd || ' ' || n_tup_hot_upd, ',' order by relname)
+                        from pg_stat_user_tables where relname in ('job', 'job_event', 'worker')"; }
+written() {  # WAL bytes and row versions per operation while "$@" runs
+  local before after lsn
+  before=$(rows); lsn=$(sql "select pg_current_wal_insert_lsn()")
+  "$@"
+  local wal; wal=$(sql "select pg_wal_lsn_diff(pg_current_wal_insert_lsn(), '$lsn')")
+  after=$(rows)
+  echo -n "WAL $(per "$wal") bytes; rows"
+  paste -d' ' <(tr ',' '\n' <<<"$before") <(tr ',' '\n' <<<"$after") |
+    awk -v n="$n" '{printf " %s +%.2f ~%.2f (HOT %.2f)", $1, ($6-$2)/n, ($7-$3)/n, ($8-$4)/n}'
+  echo
+}
+echo "$(basename "$jar"): PostgreSQL answers per poll+push $(per "$(count repeat cycle)"), per push+next" \
+  "$(per "$(count repeat next)"), per idle ping $(per "$(count repeat ping)"), per single-job create" \
+  "$(per "$(count repeat create)")"
+echo "written per poll+push: $(written repeat cycle)"
+echo "written per push+next: $(written repeat next)"
+echo "written per idle ping: $(written repeat ping)"
+echo "written per single-job create: $(written repeat create)"
+echo "(rows: table +inserted ~updated (HOT updated), per operation)"

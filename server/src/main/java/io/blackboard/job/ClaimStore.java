@@ -14,10 +14,10 @@ import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.lang.Nullable;
-import org.springframework.stereotype.Repository;
+import org.springframework.stereotype.Component;
 
 /** The claim: the polling worker's lock and the one statement that takes its jobs. */
-@Repository
+@Component
 class ClaimStore {
 
     /**
@@ -27,14 +27,26 @@ class ClaimStore {
      * the rest of the transaction run generic plans ({@code plan_cache_mode}): PostgreSQL would
      * otherwise plan every {@link #JOB_CLAIM} afresh, its custom plans looking cheaper than the
      * generic one, at about 0.7 ms of its CPU a claim; the generic plan probes the same indexes.
+     * <p>
+     * It locks the row without writing it ({@code for no key update}, the lock an update takes),
+     * and records the poll ({@code last_polled_at}, read by the deaf-worker check and the
+     * dashboard) only when the one recorded is a second old: a busy worker polls many times a
+     * second, and each write would be a new version of its row and its WAL.
      */
     static final String WORKER_POLL = """
-            update worker w set last_polled_at = now()
-              from (select set_config('plan_cache_mode', 'force_generic_plan', true)) as generic_plans
-             where w.id = :workerId and w.deleted_at is null
-            returning w.state, w.directive, w.concurrency, w.labels::text as labels,
-                      array(select function_block_id from worker_function_block
-                             where worker_id = w.id)::text[] as function_block_ids
+            with polled as materialized (
+                select w.id, w.state, w.directive, w.concurrency, w.labels, w.last_polled_at
+                  from worker w, (select set_config('plan_cache_mode', 'force_generic_plan', true)) as generic_plans
+                 where w.id = :workerId and w.deleted_at is null
+                   for no key update of w),
+            recorded as (
+                update worker w set last_polled_at = now()
+                  from polled p
+                 where w.id = p.id and (p.last_polled_at is null or p.last_polled_at < now() - interval '1 second'))
+            select p.state, p.directive, p.concurrency, p.labels::text as labels,
+                   array(select function_block_id from worker_function_block
+                          where worker_id = p.id)::text[] as function_block_ids
+              from polled p
             """;
 
     /**

@@ -87,6 +87,31 @@ class ClaimStoreTest extends BlackboardTest {
         assertThat(status(elsewhere)).isEqualTo("PENDING");
     }
 
+    /** A poll locks its worker's row; it writes it (last_polled_at) only when the poll recorded is a second old. */
+    @Test
+    void aPollRecordsItselfOnTheWorkersRowAtMostOnceASecond() {
+        workerServingEcho(Map.of());
+        poll(worker, 1);
+        String recorded = rowVersion(worker);
+
+        poll(worker, 1);
+        poll(worker, 1);
+        assertThat(rowVersion(worker)).as("polls within the second write no new version of the row").isEqualTo(recorded);
+
+        jdbc.sql("update worker set last_polled_at = now() - interval '2 seconds' where id = :id").param("id", worker)
+                .update();
+        String aged = rowVersion(worker);
+        poll(worker, 1);
+        assertThat(rowVersion(worker)).isNotEqualTo(aged);
+        assertThat(jdbc.sql("select last_polled_at > now() - interval '1 second' from worker where id = :id")
+                .param("id", worker).query(Boolean.class).single()).isTrue();
+    }
+
+    private String rowVersion(UUID id) {
+        return jdbc.sql("select xmin::text || ' ' || last_polled_at from worker where id = :id").param("id", id)
+                .query(String.class).single();
+    }
+
     @Test
     void aDeletedWorkerCannotLockItselfForAPoll() {
         workerServingEcho(Map.of());
