@@ -10,10 +10,10 @@ import java.util.Optional;
 import java.util.UUID;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.lang.Nullable;
-import org.springframework.stereotype.Repository;
+import org.springframework.stereotype.Component;
 
 /** All SQL of function_block and worker_function_block. */
-@Repository
+@Component
 class FunctionBlockStore {
 
     static final String FUNCTION_BLOCK_INSERT = """

@@ -10,7 +10,7 @@ import java.util.List;
 import java.util.UUID;
 import org.slf4j.Logger;
 import org.springframework.jdbc.core.simple.JdbcClient;
-import org.springframework.stereotype.Repository;
+import org.springframework.stereotype.Component;
 
 /**
  * The SQL that takes claims back: server-side failures (stuck, worker lost), lease
@@ -18,7 +18,7 @@ import org.springframework.stereotype.Repository;
  * predicate in its UPDATE, and writes its audit events in the same statement, so a push
  * that commits first wins and the sweeper changes nothing.
  */
-@Repository
+@Component
 class JobLeaseStore {
 
     /**

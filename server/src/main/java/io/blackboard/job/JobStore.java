@@ -11,10 +11,10 @@ import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import org.springframework.jdbc.core.simple.JdbcClient;
-import org.springframework.stereotype.Repository;
+import org.springframework.stereotype.Component;
 
 /** The engine's side of the job table: create, read, cancel, the result feed and retention. */
-@Repository
+@Component
 class JobStore {
 
     /** The batch to create, one JSON document, so any batch size is one statement. */

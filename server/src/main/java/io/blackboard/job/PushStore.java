@@ -8,10 +8,10 @@ import java.util.Optional;
 import java.util.UUID;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.lang.Nullable;
-import org.springframework.stereotype.Repository;
+import org.springframework.stereotype.Component;
 
 /** The push: one guarded statement lands a result (or a batch of them) on the holder's live claim. */
-@Repository
+@Component
 class PushStore {
 
     /**

@@ -3,10 +3,10 @@ package io.blackboard.job;
 import java.time.Duration;
 import java.util.List;
 import org.springframework.jdbc.core.simple.JdbcClient;
-import org.springframework.stereotype.Repository;
+import org.springframework.stereotype.Component;
 
 /** PUSHED jobs as results: read in push order for the feed, deleted past their retention. */
-@Repository
+@Component
 class ResultStore {
 
     /**

@@ -8,10 +8,10 @@ import java.util.UUID;
 import java.util.stream.Collectors;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.lang.Nullable;
-import org.springframework.stereotype.Repository;
+import org.springframework.stereotype.Component;
 
 /** The read-only queries behind the dashboard's views that no feature answers on its own. */
-@Repository
+@Component
 class OperatorStore {
 
     /** Who serves what, by name: one row per registration. */

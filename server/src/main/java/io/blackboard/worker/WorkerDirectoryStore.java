@@ -12,10 +12,10 @@ import java.util.Set;
 import java.util.UUID;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.lang.Nullable;
-import org.springframework.stereotype.Repository;
+import org.springframework.stereotype.Component;
 
 /** The registry's reads behind {@link WorkerDirectory} and the token check: nothing here writes. */
-@Repository
+@Component
 class WorkerDirectoryStore {
 
     /**

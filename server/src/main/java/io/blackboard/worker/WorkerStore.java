@@ -12,13 +12,13 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import org.springframework.jdbc.core.simple.JdbcClient;
-import org.springframework.stereotype.Repository;
+import org.springframework.stereotype.Component;
 
 /**
  * Every write to the worker table, one guarded statement each on the database clock. The reads
  * are {@link WorkerDirectoryStore}'s.
  */
-@Repository
+@Component
 class WorkerStore {
 
     static final String WORKER_INSERT = """
