@@ -39,6 +39,8 @@ class JobNotifications implements SmartLifecycle {
     private static final JobSignals.Signal PUSHED = new JobSignals.Signal(new UUID(0, 0), null, 0);
     private static final Logger log = LoggerFactory.getLogger(JobNotifications.class);
     private static final int MAX_PAYLOAD = 7000;
+    /** The least time between two "jobs became PUSHED" notifications of this replica. */
+    static final long PUSHED_EVERY_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
 
     /** What travels in one NOTIFY: the sending replica and its signals. */
     record Message(String origin, List<JobSignals.Signal> signals) {
@@ -109,18 +111,32 @@ class JobNotifications implements SmartLifecycle {
         return running;
     }
 
+    /**
+     * Sends what the outbox holds, one statement per round. "Jobs became PUSHED" goes at most
+     * every {@link #PUSHED_EVERY_NANOS}: a busy replica lands hundreds of pushes a second, and
+     * each NOTIFY is a transaction of its own for PostgreSQL and a wake-up of every other
+     * replica's listener, for feed readers that then read every result since their cursor
+     * anyway. "Jobs became PENDING" goes at once: a parked poll waits on it.
+     */
     private void sendLoop() {
         Connection connection = null;
+        boolean pushedDue = false; // a PUSHED notification waits for its turn
+        long pushedSentAt = System.nanoTime() - PUSHED_EVERY_NANOS;
         while (running && Thread.currentThread() == sender) {
             try {
-                JobSignals.Signal first = outbox.poll(1, TimeUnit.SECONDS);
-                if (first == null) {
+                long untilPushed = PUSHED_EVERY_NANOS - (System.nanoTime() - pushedSentAt);
+                JobSignals.Signal first = outbox.poll(pushedDue ? Math.max(0, untilPushed) : TimeUnit.SECONDS.toNanos(1),
+                        TimeUnit.NANOSECONDS);
+                List<JobSignals.Signal> batch = new ArrayList<>();
+                if (first != null) {
+                    batch.add(first);
+                    outbox.drainTo(batch);
+                }
+                pushedDue |= batch.removeIf(signal -> signal == PUSHED);
+                boolean pushed = pushedDue && System.nanoTime() - pushedSentAt >= PUSHED_EVERY_NANOS;
+                if (batch.isEmpty() && !pushed) {
                     continue;
                 }
-                List<JobSignals.Signal> batch = new ArrayList<>();
-                batch.add(first);
-                outbox.drainTo(batch);
-                boolean pushed = batch.removeIf(signal -> signal == PUSHED);
                 if (pushed) {
                     pushedQueued.set(false); // pushes from now on queue another notification
                 }
@@ -138,6 +154,10 @@ class JobNotifications implements SmartLifecycle {
                     payloads.add(origin);
                 }
                 notify(connection, channels, payloads);
+                if (pushed) {
+                    pushedDue = false;
+                    pushedSentAt = System.nanoTime();
+                }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 break;

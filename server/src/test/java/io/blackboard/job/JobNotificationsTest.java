@@ -19,6 +19,9 @@ class JobNotificationsTest extends BlackboardTest {
     @Autowired
     JdbcConnectionDetails database;
 
+    @Autowired
+    JobNotifications notifications;
+
     @Test
     void aCreatedJobAndAPushReachAnotherReplicasListener() throws Exception {
         workerServingEcho(Map.of());
@@ -40,6 +43,32 @@ class JobNotificationsTest extends BlackboardTest {
 
             assertThat(heard.get(JobNotifications.CHANNEL)).contains(echo.toString());
             assertThat(heard.get(JobNotifications.PUSHED_CHANNEL)).isNotBlank();
+        }
+    }
+
+    /** Pushes landing every millisecond: "jobs became PUSHED" goes at most every 10 ms, and the last is still told. */
+    @Test
+    void pushesInQuickSuccessionAreToldAtMostEveryTenMilliseconds() throws Exception {
+        try (Connection listener = JobNotifications.connect(database, "another-replica")) {
+            try (Statement listen = listener.createStatement()) {
+                listen.execute("listen " + JobNotifications.PUSHED_CHANNEL);
+            }
+            long start = System.nanoTime();
+            for (int i = 0; i < 60; i++) {
+                notifications.sendPushed(); // what a landed push does after its commit
+                Thread.sleep(1);
+            }
+            long pushing = System.nanoTime() - start;
+
+            long told = 0;
+            long quiet = System.nanoTime() + 1_000_000_000L; // the last notification comes within 10 ms
+            while (System.nanoTime() < quiet) {
+                PGNotification[] heard = listener.unwrap(PGConnection.class).getNotifications(100);
+                told += heard == null ? 0 : heard.length;
+            }
+
+            assertThat(told).as("PUSHED notifications for 60 pushes in %d ms", pushing / 1_000_000)
+                    .isBetween(1L, pushing / JobNotifications.PUSHED_EVERY_NANOS + 2);
         }
     }
 }
