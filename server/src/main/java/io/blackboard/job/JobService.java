@@ -53,7 +53,9 @@ class JobService {
     JobService(JobStore store, JsonMapper json, JobSignals signals, Schemas schemas, JobMetrics metrics,
             TransactionTemplate tx) {
         this.tx = tx;
-        this.creates = new Coalescer<>(this::insertTogether, CREATE_BATCHES_IN_FLIGHT, MAX_CREATE_BATCH_ROWS);
+        // a row can break a constraint (its function block removed by hand); anything else is every create's
+        this.creates = new Coalescer<>(this::insertTogether, DataIntegrityViolationException.class::isInstance,
+                CREATE_BATCHES_IN_FLIGHT, MAX_CREATE_BATCH_ROWS);
         this.schemas = schemas;
         this.store = store;
         this.json = json;

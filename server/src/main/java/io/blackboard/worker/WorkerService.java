@@ -9,6 +9,7 @@ import java.util.Optional;
 import java.util.UUID;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.dao.PessimisticLockingFailureException;
 import org.springframework.lang.Nullable;
 import org.springframework.stereotype.Service;
 import org.springframework.transaction.annotation.Transactional;
@@ -42,7 +43,10 @@ class WorkerService {
             JsonMapper json, TransactionTemplate tx, WorkerCredentials credentials,
             ServerVersion server) {
         this.server = server;
-        this.idlePings = new Coalescer<>(store::ping, PING_BATCHES_IN_FLIGHT, MAX_PING_BATCH);
+        // no worker's heartbeat can fail the statement alone; two statements can deadlock, though
+        // rarely: their rows are locked in the key's order
+        this.idlePings = new Coalescer<>(store::ping, PessimisticLockingFailureException.class::isInstance,
+                PING_BATCHES_IN_FLIGHT, MAX_PING_BATCH);
         this.tx = tx;
         this.credentials = credentials;
         this.store = store;

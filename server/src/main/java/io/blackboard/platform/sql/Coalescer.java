@@ -6,6 +6,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Semaphore;
+import java.util.function.Predicate;
 
 /**
  * Runs calls that arrive together as one batch: one statement and one commit for many callers.
@@ -16,8 +17,10 @@ import java.util.concurrent.Semaphore;
  * (each call weighs, say, its number of rows; the last call taken may pass it). The caller whose thread ran a batch answers as
  * soon as its own call is done: what is still queued then goes on in a thread of its own.
  * <p>
- * Each call succeeds or fails on its own: a batch that throws runs again one call at a time,
- * and each caller gets its own result or its own exception, as thrown.
+ * Each call succeeds or fails on its own. A batch that throws what one call can cause (a
+ * constraint one row breaks, say: {@code oneCallsFault}) runs again one call at a time, and each
+ * caller gets its own result or its own exception, as thrown. Any other failure (the database
+ * unreachable) is every call's: each gets it at once, and nothing runs again.
  *
  * @param <T> what one call asks for
  * @param <R> what it is answered
@@ -34,15 +37,17 @@ public final class Coalescer<T, R> {
     }
 
     private final Batch<T, R> batch;
+    private final Predicate<Throwable> oneCallsFault;
     private final int maxWeight;
     private final Semaphore slots;
     private final ConcurrentLinkedQueue<Call<T, R>> queue = new ConcurrentLinkedQueue<>();
 
-    public Coalescer(Batch<T, R> batch, int maxInFlight, int maxWeight) {
+    public Coalescer(Batch<T, R> batch, Predicate<Throwable> oneCallsFault, int maxInFlight, int maxWeight) {
         if (maxInFlight < 1 || maxWeight < 1) {
             throw new IllegalArgumentException("maxInFlight and maxWeight must be at least 1");
         }
         this.batch = batch;
+        this.oneCallsFault = oneCallsFault;
         this.maxWeight = maxWeight;
         this.slots = new Semaphore(maxInFlight);
     }
@@ -106,8 +111,8 @@ public final class Coalescer<T, R> {
                 calls.get(i).answer().complete(results.get(i));
             }
         } catch (Throwable failed) {
-            if (calls.size() == 1) {
-                calls.getFirst().answer().completeExceptionally(failed);
+            if (calls.size() == 1 || !oneCallsFault.test(failed)) {
+                calls.forEach(call -> call.answer().completeExceptionally(failed));
                 return;
             }
             for (Call<T, R> call : calls) {

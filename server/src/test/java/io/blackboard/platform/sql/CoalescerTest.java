@@ -13,9 +13,13 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Predicate;
 import org.junit.jupiter.api.Test;
 
 class CoalescerTest {
+
+    /** What one call can cause: the bad call -1 of {@link #answer}. */
+    private static final Predicate<Throwable> ONE_CALLS_FAULT = IllegalArgumentException.class::isInstance;
 
     /** Every batch it ran, and how many ran at once at most. */
     private final List<List<Integer>> batches = Collections.synchronizedList(new ArrayList<>());
@@ -33,8 +37,11 @@ class CoalescerTest {
                 inFlight.countDown();
                 await(release);
             }
+            if (calls.contains(99)) {
+                throw new IllegalStateException("database unreachable");
+            }
             return answer(calls);
-        }, 1, maxWeight);
+        }, ONE_CALLS_FAULT, 1, maxWeight);
     }
 
     private Future<String> runHeld(ExecutorService threads, Coalescer<Integer, String> coalescer)
@@ -60,7 +67,7 @@ class CoalescerTest {
 
     @Test
     void aLoneCallRunsAtOnceByItself() {
-        Coalescer<Integer, String> coalescer = new Coalescer<>(this::answer, 2, 100);
+        Coalescer<Integer, String> coalescer = new Coalescer<>(this::answer, ONE_CALLS_FAULT, 2, 100);
 
         assertThat(coalescer.run(7, 1)).isEqualTo("answer 7");
         assertThat(batches).containsExactly(List.of(7));
@@ -111,6 +118,27 @@ class CoalescerTest {
     }
 
     @Test
+    void aFailureThatIsNoOneCallsFailsEveryCallOfTheBatchAtOnceAndRunsNothingAgain() throws Exception {
+        Coalescer<Integer, String> coalescer = held(100);
+        try (ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor()) {
+            Future<String> first = runHeld(threads, coalescer);
+            List<Future<String>> queued = new ArrayList<>();
+            for (int call : List.of(1, 99, 2)) {
+                queued.add(threads.submit(() -> coalescer.run(call, 1)));
+            }
+            awaitQueued(coalescer, 3);
+            release.countDown();
+
+            assertThat(first.get(10, TimeUnit.SECONDS)).isEqualTo("answer 0");
+            for (Future<String> call : queued) {
+                assertThatThrownBy(() -> call.get(10, TimeUnit.SECONDS)).cause()
+                        .isInstanceOf(IllegalStateException.class).hasMessage("database unreachable");
+            }
+        }
+        assertThat(batches).as("only the first batch answered: the three calls did not run again alone").hasSize(1);
+    }
+
+    @Test
     void aBatchTakesCallsUpToItsWeight() throws Exception {
         Coalescer<Integer, String> coalescer = held(10);
         try (ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor()) {
@@ -136,7 +164,7 @@ class CoalescerTest {
         Coalescer<Integer, String> coalescer = new Coalescer<>(calls -> {
             pause();
             return answer(calls);
-        }, 2, 50);
+        }, ONE_CALLS_FAULT, 2, 50);
         int threadsCount = 64;
         int callsEach = 100;
         try (ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor()) {
