@@ -126,7 +126,7 @@ class JobService {
     /**
      * The rows of creates that arrived together, in one insert: the answer of each create is its
      * own rows' jobs. Without idempotency keys every row is inserted, so a missing one is a fault
-     * (the batch then runs again one create at a time).
+     * of the server, answered to every create of the batch.
      */
     private List<List<JobView>> insertTogether(List<List<Map<String, Object>>> creates) {
         List<Map<String, Object>> rows = new ArrayList<>();

@@ -43,8 +43,8 @@ class WorkerService {
             JsonMapper json, TransactionTemplate tx, WorkerCredentials credentials,
             ServerVersion server) {
         this.server = server;
-        // no worker's heartbeat can fail the statement alone; two statements can deadlock, though
-        // rarely: their rows are locked in the key's order
+        // no worker's heartbeat can fail the statement alone, but a deadlock with a statement that
+        // locks several workers in another order (a sweep) can: each ping run alone then gets through
         this.idlePings = new Coalescer<>(store::ping, PessimisticLockingFailureException.class::isInstance,
                 PING_BATCHES_IN_FLIGHT, MAX_PING_BATCH);
         this.tx = tx;

@@ -13,9 +13,10 @@ import java.util.function.Predicate;
  * <p>
  * No call waits for company. With fewer than {@code maxInFlight} batches running, a call runs
  * at once, alone; the calls that arrive while those run queue up and go together as the next
- * batch, so a batch grows only as long as the one ahead of it takes, up to about {@code maxWeight}
- * (each call weighs, say, its number of rows; the last call taken may pass it). The caller whose thread ran a batch answers as
- * soon as its own call is done: what is still queued then goes on in a thread of its own.
+ * batch, so a batch grows only as long as the one ahead of it takes, up to about
+ * {@code maxWeight} (each call weighs, say, its number of rows; the last call taken may pass
+ * it). The caller whose thread ran a batch answers as soon as its own call is done: what is
+ * still queued then goes on in a thread of its own.
  * <p>
  * Each call succeeds or fails on its own. A batch that throws what one call can cause (a
  * constraint one row breaks, say: {@code oneCallsFault}) runs again one call at a time, and each
