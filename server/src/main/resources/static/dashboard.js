@@ -157,6 +157,7 @@
       tile(count('OFFLINE'), 'Offline', 'offline'),
       tile(deaf, 'Deaf workers', 'deaf', deaf > 0),
       tile(sum('pending'), 'Jobs pending', 'info'),
+      tile(sum('scheduled'), 'Scheduled / retrying', 'info'),
       tile(sum('polled'), 'Jobs running', 'info'),
       tile(duration(oldest || null), 'Oldest pending', 'info', oldest > 60000),
       tile(unroutable, 'Unroutable blocks', 'danger', unroutable > 0));
@@ -173,6 +174,7 @@
       el('td', {}, flags),
       el('td', { class: 'num' }, block.onlineWorkers),
       el('td', { class: 'num' }, block.pending),
+      el('td', { class: 'num' }, block.scheduled),
       el('td', { class: 'num' }, block.polled),
       el('td', { class: `num${(block.oldestPendingAgeMs || 0) > 60000 ? ' stale' : ''}` },
         duration(block.oldestPendingAgeMs)),

@@ -18,7 +18,7 @@ import tools.jackson.databind.json.JsonMapper;
 
 /**
  * Function blocks are shared: the same (name, version) from many workers is one block with
- * one stable id, and its contract (schemas, pure, idempotent) can never change under it.
+ * one stable id, and its contract (schemas, pure, idempotent, retry policy) can never change under it.
  */
 @Service
 public class FunctionBlockService {
@@ -60,12 +60,13 @@ public class FunctionBlockService {
     private UUID upsert(FunctionBlockSpec spec) {
         String params = schema(spec, "paramsJsonSchema", spec.paramsJsonSchema());
         String result = schema(spec, "resultDataJsonSchema", spec.resultDataJsonSchema());
-        Optional<UUID> inserted = store.insert(Ids.newId(), spec, params, result);
+        String retryPolicy = spec.retryPolicy() == null ? null : json.writeValueAsString(spec.retryPolicy().complete(null));
+        Optional<UUID> inserted = store.insert(Ids.newId(), spec, params, result, retryPolicy);
         if (inserted.isPresent()) {
             log.info("Function block {}@{} registered as {}", spec.name(), spec.version(), inserted.get());
             return inserted.get();
         }
-        FunctionBlockStore.Comparison existing = store.compare(spec, params, result);
+        FunctionBlockStore.Comparison existing = store.compare(spec, params, result, retryPolicy);
         if (!existing.same()) {
             throw new FunctionBlockConflict(spec.name(), spec.version(), existing.id());
         }

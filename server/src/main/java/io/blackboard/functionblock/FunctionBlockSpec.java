@@ -1,10 +1,11 @@
 package io.blackboard.functionblock;
 
+import jakarta.validation.Valid;
 import jakarta.validation.constraints.NotBlank;
 import jakarta.validation.constraints.Size;
 import tools.jackson.databind.JsonNode;
 
-/** One function block as a worker declares it. */
+/** One function block as a worker declares it; {@code retryPolicy} is the default of its jobs. */
 record FunctionBlockSpec(
         @NotBlank @Size(max = 200) String name,
         @NotBlank @Size(max = 100) String version,
@@ -12,7 +13,8 @@ record FunctionBlockSpec(
         JsonNode resultDataJsonSchema,
         Boolean pure,
         Boolean idempotent,
-        @Size(max = 10000) String description) {
+        @Size(max = 10000) String description,
+        @Valid RetryPolicy retryPolicy) {
 
     boolean isPure() {
         return Boolean.TRUE.equals(pure);

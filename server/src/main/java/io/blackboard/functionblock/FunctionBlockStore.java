@@ -18,9 +18,10 @@ class FunctionBlockStore {
 
     static final String FUNCTION_BLOCK_INSERT = """
             insert into function_block
-                   (id, name, version, params_json_schema, result_data_json_schema, pure, idempotent, description)
+                   (id, name, version, params_json_schema, result_data_json_schema, pure, idempotent, description,
+                    retry_policy)
             values (:id, :name, :version, cast(:params as jsonb), cast(:result as jsonb), :pure, :idempotent,
-                    :description)
+                    :description, cast(:retryPolicy as jsonb))
             on conflict (name, version) do nothing
             returning id
             """;
@@ -30,7 +31,8 @@ class FunctionBlockStore {
             select id,
                    params_json_schema is not distinct from cast(:params as jsonb)
                    and result_data_json_schema is not distinct from cast(:result as jsonb)
-                   and pure = :pure and idempotent = :idempotent as same
+                   and pure = :pure and idempotent = :idempotent
+                   and retry_policy is not distinct from cast(:retryPolicy as jsonb) as same
               from function_block
              where name = :name and version = :version
             """;
@@ -54,7 +56,7 @@ class FunctionBlockStore {
     static final String FUNCTION_BLOCK_COLUMNS = """
             fb.id, fb.name, fb.version, fb.params_json_schema::text as params_json_schema,
             fb.result_data_json_schema::text as result_data_json_schema, fb.pure, fb.idempotent,
-            fb.description, fb.created_at
+            fb.description, fb.created_at, fb.retry_policy::text as retry_policy
             """;
 
     static final String FUNCTION_BLOCK_FIND = "select " + FUNCTION_BLOCK_COLUMNS + """
@@ -88,6 +90,9 @@ class FunctionBlockStore {
             polled as (
                 select function_block_id, count(*) as jobs
                   from job where status = 'POLLED' group by function_block_id),
+            scheduled as (
+                select function_block_id, count(*) as jobs
+                  from job where status = 'SCHEDULED' group by function_block_id),
             runnable as (
                 select wfb.function_block_id, w.labels
                   from worker w join worker_function_block wfb on wfb.worker_id = w.id
@@ -96,7 +101,7 @@ class FunctionBlockStore {
                    (select count(*) from worker_function_block wfb join worker w on w.id = wfb.worker_id
                      where wfb.function_block_id = fb.id and w.state = 'ONLINE' and w.deleted_at is null)
                        as online_workers,
-                   coalesce(p.jobs, 0) as pending, coalesce(q.jobs, 0) as polled,
+                   coalesce(p.jobs, 0) as pending, coalesce(q.jobs, 0) as polled, coalesce(s.jobs, 0) as scheduled,
                    cast(extract(epoch from now() - p.oldest) * 1000 as bigint) as oldest_pending_age_ms,
                    p.jobs is not null and exists (
                        select 1
@@ -110,6 +115,7 @@ class FunctionBlockStore {
               from function_block fb
               left join pending p on p.function_block_id = fb.id
               left join polled q on q.function_block_id = fb.id
+              left join scheduled s on s.function_block_id = fb.id
              order by fb.name, fb.version
             """;
 
@@ -120,8 +126,9 @@ class FunctionBlockStore {
     }
 
     /** The id of a newly inserted block, or empty when that (name, version) already exists. */
-    Optional<UUID> insert(UUID id, FunctionBlockSpec spec, @Nullable String params, @Nullable String result) {
-        return jdbc.sql(FUNCTION_BLOCK_INSERT)
+    Optional<UUID> insert(UUID id, FunctionBlockSpec spec, @Nullable String params, @Nullable String result,
+            @Nullable String retryPolicy) {
+        return jdbc.sql(FUNCTION_BLOCK_INSERT).param("retryPolicy", retryPolicy)
                 .param("id", id).param("name", spec.name()).param("version", spec.version())
                 .param("params", params).param("result", result)
                 .param("pure", spec.isPure()).param("idempotent", spec.isIdempotent())
@@ -132,8 +139,9 @@ class FunctionBlockStore {
     record Comparison(UUID id, boolean same) {
     }
 
-    Comparison compare(FunctionBlockSpec spec, @Nullable String params, @Nullable String result) {
-        return jdbc.sql(FUNCTION_BLOCK_COMPARE)
+    Comparison compare(FunctionBlockSpec spec, @Nullable String params, @Nullable String result,
+            @Nullable String retryPolicy) {
+        return jdbc.sql(FUNCTION_BLOCK_COMPARE).param("retryPolicy", retryPolicy)
                 .param("name", spec.name()).param("version", spec.version())
                 .param("params", params).param("result", result)
                 .param("pure", spec.isPure()).param("idempotent", spec.isIdempotent())
@@ -164,14 +172,14 @@ class FunctionBlockStore {
                 rs.getObject("id", UUID.class), rs.getString("name"), rs.getString("version"),
                 rs.getBoolean("pure"), rs.getBoolean("idempotent"), rs.getString("description"),
                 rs.getLong("online_workers"), rs.getLong("pending"), rs.getLong("polled"),
-                rs.getObject("oldest_pending_age_ms", Long.class), rs.getBoolean("unroutable"))).list();
+                rs.getObject("oldest_pending_age_ms", Long.class), rs.getBoolean("unroutable"),
+                rs.getLong("scheduled"))).list();
     }
-
 
     private static FunctionBlockView view(ResultSet rs, int n) throws SQLException {
         return new FunctionBlockView(rs.getObject("id", UUID.class), rs.getString("name"), rs.getString("version"),
                 rs.getString("params_json_schema"), rs.getString("result_data_json_schema"),
                 rs.getBoolean("pure"), rs.getBoolean("idempotent"), rs.getString("description"),
-                rs.getObject("created_at", OffsetDateTime.class));
+                rs.getObject("created_at", OffsetDateTime.class), rs.getString("retry_policy"));
     }
 }

@@ -2,5 +2,9 @@ package io.blackboard.job;
 
 /** What a line of a job's audit trail records: one per transition, written by the statement that makes it. */
 enum EventKind {
-    CREATED, CLAIMED, RELEASED, REQUEUED, PUSHED, FAILED, CANCELLED
+    CREATED, CLAIMED, RELEASED, REQUEUED, PUSHED, FAILED, CANCELLED,
+    /** A reported failure scheduled to run again under the job's retry policy. */
+    RETRYING,
+    /** A scheduled job (or a retry) fell due and became claimable. */
+    DUE
 }

@@ -28,6 +28,8 @@ class JobMetrics {
     private final Counter claimed;
     private final Counter released;
     private final Counter cancelled;
+    private final Counter retried;
+    private final Counter due;
     private final Map<PushStatus, Counter> pushed = new EnumMap<>(PushStatus.class);
     private final Map<PushStatus, Timer> execution = new EnumMap<>(PushStatus.class);
     private final Map<FailureReason, Counter> failed = new EnumMap<>(FailureReason.class);
@@ -40,6 +42,9 @@ class JobMetrics {
         released = counter(registry, "blackboard.jobs.released",
                 "Claims given back to PENDING because the worker's heartbeat did not know them");
         cancelled = counter(registry, "blackboard.jobs.cancelled", "Jobs cancelled by the engine");
+        retried = counter(registry, "blackboard.jobs.retried",
+                "Reported failures scheduled to run again under the job's retry policy");
+        due = counter(registry, "blackboard.jobs.due", "Scheduled jobs (and retries) that fell due and became claimable");
         for (PushStatus outcome : PushStatus.values()) {
             pushed.put(outcome, Counter.builder("blackboard.jobs.pushed").tag("outcome", outcome.name())
                     .description("Results pushed by workers").register(registry));
@@ -91,7 +96,13 @@ class JobMetrics {
         cancelled.increment();
     }
 
-    /** Long polls waiting on this replica: the long-poll code counts them in and out. */
+    void retried() {
+        retried.increment();
+    }
+
+    void due(int count) {
+        due.increment(count);
+    }
 
     private static Duration between(OffsetDateTime from, OffsetDateTime to) {
         return from == null || to == null || to.isBefore(from) ? Duration.ZERO : Duration.between(from, to);

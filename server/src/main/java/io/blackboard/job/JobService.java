@@ -1,5 +1,6 @@
 package io.blackboard.job;
 
+import io.blackboard.functionblock.RetryPolicy;
 import io.blackboard.functionblock.Schemas;
 import io.blackboard.platform.errors.BadRequest;
 import io.blackboard.platform.sql.Coalescer;
@@ -18,6 +19,7 @@ import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.dao.DataIntegrityViolationException;
+import org.springframework.lang.Nullable;
 import org.springframework.stereotype.Service;
 import org.springframework.transaction.annotation.Transactional;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
@@ -45,14 +47,16 @@ class JobService {
     private final JobStore store;
     private final JsonMapper json;
     private final JobSignals signals;
+    private final DueJobs due;
     private final Schemas schemas;
     private final JobMetrics metrics;
     private final TransactionTemplate tx;
     private final Coalescer<List<Map<String, Object>>, List<JobView>> creates;
 
-    JobService(JobStore store, JsonMapper json, JobSignals signals, Schemas schemas, JobMetrics metrics,
-            TransactionTemplate tx) {
+    JobService(JobStore store, JsonMapper json, JobSignals signals, DueJobs due, Schemas schemas,
+            JobMetrics metrics, TransactionTemplate tx) {
         this.tx = tx;
+        this.due = due;
         // a row can break a constraint (its function block removed by hand); anything else is every create's
         this.creates = new Coalescer<>(this::insertTogether, DataIntegrityViolationException.class::isInstance,
                 CREATE_BATCHES_IN_FLIGHT, MAX_CREATE_BATCH_ROWS);
@@ -76,29 +80,30 @@ class JobService {
      */
     Created create(List<CreateJob> jobs) {
         Set<UUID> blocks = jobs.stream().map(CreateJob::functionBlockId).collect(Collectors.toSet());
-        requireValidParams(jobs, store.paramsSchemas(blocks));
+        Map<UUID, JobStore.Block> known = store.blocks(blocks);
+        requireValidParams(jobs, known);
         try {
             if (jobs.stream().anyMatch(job -> job.idempotencyKey() != null)) {
-                return tx.execute(status -> insert(jobs, false));
+                return tx.execute(status -> insert(jobs, known, false));
             }
             // in a caller's transaction, the insert must be part of it: not coalesced
-            return insert(jobs, !TransactionSynchronizationManager.isActualTransactionActive());
+            return insert(jobs, known, !TransactionSynchronizationManager.isActualTransactionActive());
         } catch (DataIntegrityViolationException e) {
             // among these (a CHECK, a foreign key): a function block removed by hand since its
             // schema was kept. Look again, so that is a 422; anything else is rethrown as it was.
-            store.forgetParamsSchemas(blocks);
-            requireValidParams(jobs, store.paramsSchemas(blocks));
+            store.forgetBlocks(blocks);
+            requireValidParams(jobs, store.blocks(blocks));
             throw e;
         }
     }
 
-    private Created insert(List<CreateJob> jobs, boolean coalesced) {
+    private Created insert(List<CreateJob> jobs, Map<UUID, JobStore.Block> known, boolean coalesced) {
         List<UUID> ids = new ArrayList<>(jobs.size());
         List<Map<String, Object>> rows = new ArrayList<>(jobs.size());
         for (int i = 0; i < jobs.size(); i++) {
             UUID id = Ids.newId();
             ids.add(id);
-            rows.add(row(i, id, jobs.get(i), where(i, jobs.size())));
+            rows.add(row(i, id, jobs.get(i), known.get(jobs.get(i).functionBlockId()), where(i, jobs.size())));
         }
         List<JobView> created;
         int inserted;
@@ -118,7 +123,7 @@ class JobService {
         metrics.created(inserted);
         if (inserted > 0) {
             log.debug("Created {} jobs: {}", inserted, ids);
-            signals.pending(signalsFor(jobs, ids, rows));
+            signals.pending(signalsFor(jobs, ids, rows, found));
         }
         return new Created(ids.stream().map(found::get).toList(), inserted);
     }
@@ -148,12 +153,17 @@ class JobService {
         return creates.queued();
     }
 
-    /** One signal per (function block, selector) among the jobs this call inserted. */
-    private static List<JobSignals.Signal> signalsFor(List<CreateJob> jobs, List<UUID> ids,
-            List<Map<String, Object>> rows) {
+    /**
+     * One signal per (function block, selector) among the jobs this call inserted that can be
+     * claimed now; a scheduled one is signalled when it falls due ({@link DueJobs}).
+     */
+    private List<JobSignals.Signal> signalsFor(List<CreateJob> jobs, List<UUID> ids,
+            List<Map<String, Object>> rows, Map<UUID, JobView> created) {
         Map<List<Object>, Integer> counts = new LinkedHashMap<>();
         for (int i = 0; i < jobs.size(); i++) {
-            if (ids.get(i).equals(rows.get(i).get("id"))) {
+            if (ids.get(i).equals(rows.get(i).get("id")) && created.get(ids.get(i)).scheduled()) {
+                JobSignals.afterCommit(due::scheduled);
+            } else if (ids.get(i).equals(rows.get(i).get("id"))) {
                 CreateJob job = jobs.get(i);
                 counts.merge(Arrays.asList(job.functionBlockId(), job.selector()), 1, Integer::sum);
             }
@@ -168,13 +178,14 @@ class JobService {
     }
 
     /** Every job names a registered function block and carries params its paramsJsonSchema accepts. */
-    private void requireValidParams(List<CreateJob> jobs, Map<UUID, Optional<String>> known) {
+    private void requireValidParams(List<CreateJob> jobs, Map<UUID, JobStore.Block> known) {
         for (int i = 0; i < jobs.size(); i++) {
             CreateJob job = jobs.get(i);
-            Optional<String> schema = known.get(job.functionBlockId());
-            if (schema == null) {
+            JobStore.Block block = known.get(job.functionBlockId());
+            if (block == null) {
                 throw new JobProblems.UnknownFunctionBlock(where(i, jobs.size()), job.functionBlockId());
             }
+            Optional<String> schema = Optional.ofNullable(block.paramsSchema());
             JsonNode payload = job.payload() == null || job.payload().isNull() ? json.createObjectNode() : job.payload();
             List<String> violations = schemas.violations(schema, payload);
             if (!violations.isEmpty()) {
@@ -194,11 +205,15 @@ class JobService {
         }
     }
 
-    private Map<String, Object> row(int ord, UUID id, CreateJob job, String where) {
+    private Map<String, Object> row(int ord, UUID id, CreateJob job, JobStore.Block block, String where) {
         JsonNode payload = job.payload();
         if (payload != null && !payload.isNull() && !payload.isObject()) {
             throw new BadRequest(where + "payload must be a JSON object");
         }
+        if (job.runAt() != null && job.delayMs() != null) {
+            throw new BadRequest(where + "runAt and delayMs: give one of them, not both");
+        }
+        RetryPolicy policy = retryPolicy(job, block, where);
         Map<String, Object> row = new LinkedHashMap<>();
         row.put("ord", ord);
         row.put("id", id);
@@ -206,11 +221,37 @@ class JobService {
         row.put("type", job.type().name());
         row.put("payload", payload == null || payload.isNull() ? Map.of() : payload);
         row.put("priority", job.priority() == null ? 0 : job.priority());
-        row.put("max_attempts", job.maxAttempts() == null ? 1 : job.maxAttempts());
+        row.put("max_attempts", policy != null ? policy.maxAttempts() : job.maxAttempts() == null ? 1 : job.maxAttempts());
         row.put("selector", job.selector() == null ? Map.of() : job.selector());
         row.put("correlation_id", job.correlationId());
         row.put("idempotency_key", job.idempotencyKey());
+        row.put("run_at", job.runAt());
+        row.put("delay_ms", job.delayMs());
+        row.put("retry_policy", policy);
         return row;
+    }
+
+    /**
+     * The job's retry policy, whole: its own, else its function block's (whose maxAttempts the
+     * job's own maxAttempts overrides), else none. A job's policy and maxAttempts that disagree
+     * are refused rather than one silently winning.
+     */
+    private @Nullable RetryPolicy retryPolicy(CreateJob job, JobStore.Block block, String where) {
+        if (job.retryPolicy() != null) {
+            RetryPolicy own = job.retryPolicy();
+            if (own.maxAttempts() != null && job.maxAttempts() != null && !own.maxAttempts().equals(job.maxAttempts())) {
+                throw new BadRequest(where + "maxAttempts (" + job.maxAttempts() + ") and retryPolicy.maxAttempts ("
+                        + own.maxAttempts() + ") differ: give it once");
+            }
+            return own.complete(job.maxAttempts());
+        }
+        if (block.retryPolicy() == null) {
+            return null;
+        }
+        RetryPolicy inherited = json.readValue(block.retryPolicy(), RetryPolicy.class);
+        return job.maxAttempts() != null ? new RetryPolicy(job.maxAttempts(), inherited.initialIntervalMs(),
+                inherited.multiplier(), inherited.maxIntervalMs(), inherited.jitter(), inherited.nonRetryableErrors())
+                : inherited;
     }
 
     static String where(int index, int size) {

@@ -48,7 +48,8 @@ class JobSignals {
         });
     }
 
-    private static void afterCommit(Runnable action) {
+    /** Runs {@code action} once the current transaction commits; at once outside of one. */
+    static void afterCommit(Runnable action) {
         if (TransactionSynchronizationManager.isSynchronizationActive()) {
             TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization() {
                 @Override

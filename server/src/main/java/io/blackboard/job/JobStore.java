@@ -11,6 +11,7 @@ import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.lang.Nullable;
 import org.springframework.stereotype.Component;
 
 /** The engine's side of the job table: create, read, cancel, the result feed and retention. */
@@ -21,22 +22,31 @@ class JobStore {
     private static final String INPUT = """
             jsonb_to_recordset(cast(:jobs as jsonb)) as x(
                 ord int, id uuid, function_block_id uuid, type text, payload jsonb, priority int,
-                max_attempts int, selector jsonb, correlation_id text, idempotency_key text)
+                max_attempts int, selector jsonb, correlation_id text, idempotency_key text,
+                run_at timestamptz, delay_ms bigint, retry_policy jsonb)
             """;
 
+    /**
+     * A job whose run_at (given, or now plus its delay on the database clock) is still ahead is
+     * SCHEDULED: not claimable until {@link DueJobs} finds it due.
+     */
     static final String JOB_INSERT = """
             with inserted as (
                 insert into job (id, function_block_id, type, payload, priority, max_attempts, selector,
-                                 correlation_id, idempotency_key)
+                                 correlation_id, idempotency_key, status, run_at, retry_policy)
                 select id, function_block_id, type, payload, priority, max_attempts, selector,
-                       correlation_id, idempotency_key
+                       correlation_id, idempotency_key,
+                       case when s.run_at > now() then 'SCHEDULED' else 'PENDING' end, s.run_at, retry_policy
                   from %s
+                 cross join lateral (select coalesce(x.run_at, now() + x.delay_ms * interval '1 millisecond')
+                                            as run_at) s
                  order by ord
                 on conflict (idempotency_key) do nothing
                 returning *),
             events as (
-                insert into job_event (job_id, kind, attempt, actor)
-                select id, 'CREATED', 0, 'engine' from inserted)
+                insert into job_event (job_id, kind, attempt, actor, detail)
+                select id, 'CREATED', 0, 'engine', case when status = 'SCHEDULED' then 'runAt ' || run_at end
+                  from inserted)
             select %s from inserted j
             """.formatted(INPUT, JobRows.COLUMNS);
 
@@ -45,14 +55,17 @@ class JobStore {
             select x.ord, j.id,
                    (j.function_block_id = x.function_block_id and j.type = x.type and j.payload = x.payload
                     and j.priority = x.priority and j.max_attempts = x.max_attempts and j.selector = x.selector
-                    and j.correlation_id is not distinct from x.correlation_id) as same
+                    and j.correlation_id is not distinct from x.correlation_id
+                    and j.retry_policy is not distinct from x.retry_policy
+                    and (x.run_at is null or j.run_at = x.run_at)) as same
               from %s
               join job j on j.idempotency_key = x.idempotency_key
             """.formatted(INPUT);
 
-    /** The requested function blocks that exist, with their params schema (null when none). */
-    static final String FUNCTION_BLOCK_PARAMS_SCHEMAS = """
-            select id, params_json_schema::text as schema from function_block where id = any (cast(:ids as uuid[]))
+    /** The requested function blocks that exist, with their params schema and retry policy (null when none). */
+    static final String FUNCTION_BLOCK_CONTRACTS = """
+            select id, params_json_schema::text as schema, retry_policy::text as retry_policy
+              from function_block where id = any (cast(:ids as uuid[]))
             """;
 
     static final String JOB_FIND = "select " + JobRows.COLUMNS + " from job j where j.id = :id";
@@ -68,7 +81,7 @@ class JobStore {
                 update job j
                    set status = 'PUSHED', outcome = 'CANCELLED', pushed_at = now(),
                        push_xid = pg_current_xact_id(), push_seq = nextval('job_push_seq')
-                 where j.id = :id and j.status in ('PENDING', 'POLLED')
+                 where j.id = :id and j.status in ('SCHEDULED', 'PENDING', 'POLLED')
                 returning j.id, j.attempt, j.worker_id),
             events as (
                 insert into job_event (job_id, kind, attempt, worker_id, actor)
@@ -76,11 +89,11 @@ class JobStore {
             select count(*) from cancelled
             """;
 
-    /** Function blocks whose params schema is kept; a deployment has tens or hundreds. */
-    private static final int MAX_KNOWN_SCHEMAS = 1_000;
+    /** Function blocks whose contract is kept; a deployment has tens or hundreds. */
+    private static final int MAX_KNOWN_BLOCKS = 1_000;
 
     private final JdbcClient jdbc;
-    private final Map<UUID, Optional<String>> knownSchemas = new ConcurrentHashMap<>();
+    private final Map<UUID, Block> knownBlocks = new ConcurrentHashMap<>();
 
     JobStore(JdbcClient jdbc) {
         this.jdbc = jdbc;
@@ -101,42 +114,45 @@ class JobStore {
                 .list();
     }
 
+    /** What a create needs of its function block: the params schema and the default retry policy, as JSON. */
+    record Block(@Nullable String paramsSchema, @Nullable String retryPolicy) {
+    }
+
     /**
-     * The params schema of each of these function blocks that exists (empty when it has none).
-     * A function block's contract never changes (the same name and version with another schema
-     * is refused) and no function block is ever deleted, so what was read once is kept, and a
-     * create of known blocks costs no look-up.
+     * Each of these function blocks that exists. A function block's contract never changes (the
+     * same name and version with another one is refused) and no function block is ever deleted,
+     * so what was read once is kept, and a create of known blocks costs no look-up.
      */
-    Map<UUID, Optional<String>> paramsSchemas(Collection<UUID> ids) {
-        Map<UUID, Optional<String>> schemas = new HashMap<>();
+    Map<UUID, Block> blocks(Collection<UUID> ids) {
+        Map<UUID, Block> blocks = new HashMap<>();
         List<UUID> unknown = new ArrayList<>();
         for (UUID id : ids) {
-            Optional<String> schema = knownSchemas.get(id);
-            if (schema == null) {
+            Block block = knownBlocks.get(id);
+            if (block == null) {
                 unknown.add(id);
             } else {
-                schemas.put(id, schema);
+                blocks.put(id, block);
             }
         }
         if (unknown.isEmpty()) {
-            return schemas;
+            return blocks;
         }
-        Map<UUID, Optional<String>> loaded = new HashMap<>();
-        jdbc.sql(FUNCTION_BLOCK_PARAMS_SCHEMAS).param("ids", SqlArrays.uuids(unknown))
+        Map<UUID, Block> loaded = new HashMap<>();
+        jdbc.sql(FUNCTION_BLOCK_CONTRACTS).param("ids", SqlArrays.uuids(unknown))
                 .query((rs, n) -> loaded.put(rs.getObject("id", UUID.class),
-                        Optional.ofNullable(rs.getString("schema"))))
+                        new Block(rs.getString("schema"), rs.getString("retry_policy"))))
                 .list();
-        if (knownSchemas.size() + loaded.size() > MAX_KNOWN_SCHEMAS) {
-            knownSchemas.clear();
+        if (knownBlocks.size() + loaded.size() > MAX_KNOWN_BLOCKS) {
+            knownBlocks.clear();
         }
-        knownSchemas.putAll(loaded);
-        schemas.putAll(loaded);
-        return schemas;
+        knownBlocks.putAll(loaded);
+        blocks.putAll(loaded);
+        return blocks;
     }
 
-    /** Reads these function blocks' schemas afresh next time: rows were removed behind the server's back. */
-    void forgetParamsSchemas(Collection<UUID> ids) {
-        ids.forEach(knownSchemas::remove);
+    /** Reads these function blocks afresh next time: rows were removed behind the server's back. */
+    void forgetBlocks(Collection<UUID> ids) {
+        ids.forEach(knownBlocks::remove);
     }
 
     Optional<JobView> find(UUID id) {
@@ -164,8 +180,10 @@ class JobStore {
         StringBuilder sql = new StringBuilder("select ").append(JobRows.COLUMNS).append(" from job j where true");
         var params = new HashMap<String, Object>();
         if (filter.status() != null) {
-            sql.append(" and j.status = :status");
-            params.put("status", filter.status().name());
+            // a scheduled job is PENDING to the API; its own status only keeps it out of the claim's index
+            sql.append(" and j.status = any (cast(:statuses as text[]))");
+            params.put("statuses", filter.status() == JobStatus.PENDING
+                    ? new String[] {"PENDING", "SCHEDULED"} : new String[] {filter.status().name()});
         }
         if (filter.functionBlockId() != null) {
             sql.append(" and j.function_block_id = :functionBlockId");

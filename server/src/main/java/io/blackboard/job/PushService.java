@@ -32,10 +32,12 @@ class PushService {
     private final Schemas schemas;
     private final JobMetrics metrics;
     private final JobSignals signals;
+    private final DueJobs due;
 
     PushService(PushStore store, JobStore jobs, JsonMapper json, WorkerDirectory workers, Schemas schemas,
-            JobMetrics metrics, JobSignals signals) {
+            JobMetrics metrics, JobSignals signals, DueJobs due) {
         this.signals = signals;
+        this.due = due;
         this.store = store;
         this.jobs = jobs;
         this.json = json;
@@ -63,7 +65,9 @@ class PushService {
             }
         }
         if (landed.isPresent()) {
-            signals.pushed();
+            if (!landed.get().scheduled()) {
+                signals.pushed();
+            }
             return landed(landed.get());
         }
         workers.requireRegistered(push.workerId()); // a deleted worker is told so (404: register again)
@@ -113,7 +117,8 @@ class PushService {
                 pushed.putAll(store.pushBatch(workerId, batchRows(requests, valid, true)));
             }
         }
-        if (!pushed.isEmpty()) {
+        pushed.values().forEach(this::landed);
+        if (pushed.values().stream().anyMatch(job -> !job.scheduled())) {
             signals.pushed();
         }
         if (pushed.size() + refused.size() < requests.size()) {
@@ -123,7 +128,7 @@ class PushService {
         for (int i = 0; i < requests.size(); i++) {
             JobView job = pushed.get(i);
             outcomes.add(refused.containsKey(i) ? refused.get(i)
-                    : job != null ? new PushOutcome(job.id(), 200, landed(job), null) : answerAlone(requests.get(i)));
+                    : job != null ? new PushOutcome(job.id(), 200, job, null) : answerAlone(requests.get(i)));
         }
         return outcomes;
     }
@@ -176,7 +181,15 @@ class PushService {
                 document(request.dbUpdates()), document(request.error()));
     }
 
+    /** A push landed; a failure its retry policy runs again waits out its backoff ({@link DueJobs}). */
     private JobView landed(JobView job) {
+        if (job.scheduled()) {
+            metrics.retried();
+            JobSignals.afterCommit(due::scheduled);
+            log.info("Job {} attempt {} failed: WORKER_REPORTED; it runs again from {}", job.id(), job.attempt(),
+                    job.runAt());
+            return job;
+        }
         metrics.pushed(job);
         if (job.outcome() == Outcome.FAILURE) {
             log.info("Job {} attempt {} failed on worker {}: WORKER_REPORTED", job.id(), job.attempt(), job.workerId());

@@ -14,6 +14,15 @@ import org.springframework.stereotype.Component;
 @Component
 class PushStore {
 
+    /** The push's event: PUSHED with the outcome, or RETRYING with when the next attempt may run. */
+    private static final String EVENTS = """
+
+                insert into job_event (job_id, kind, attempt, worker_id, actor, detail)
+                select id, case when status = 'SCHEDULED' then 'RETRYING' else 'PUSHED' end, attempt,
+                       cast(:workerId as uuid), 'worker',
+                       case when status = 'SCHEDULED' then 'FAILURE, retry at ' || run_at else outcome end
+                  from pushed""";
+
     /**
      * The holder's push: only the live claim (worker, attempt) of a POLLED job can land, and a
      * successful EXECUTE result only once it is checked against its block's result schema, if
@@ -23,22 +32,17 @@ class PushStore {
     static final String JOB_PUSH = """
             with pushed as (
                 update job j
-                   set status = 'PUSHED', outcome = :outcome,
-                       failure_reason = case when :outcome = 'FAILURE' then 'WORKER_REPORTED' end,
-                       result = cast(:result as jsonb), acquires = cast(:acquires as jsonb),
-                       db_updates = cast(:dbUpdates as jsonb), error = cast(:error as jsonb),
-                       pushed_at = now(), push_xid = pg_current_xact_id(), push_seq = nextval('job_push_seq')
+                   set %s
                  where j.id = :jobId and j.worker_id = :workerId and j.status = 'POLLED'
                    and j.attempt = coalesce(cast(:attempt as integer), j.attempt)
                    and (:outcome <> 'SUCCESS' or j.type <> 'EXECUTE' or cast(:resultChecked as boolean) or not exists (
                         select 1 from function_block fb
                          where fb.id = j.function_block_id and fb.result_data_json_schema is not null))
                 returning j.*),
-            events as (
-                insert into job_event (job_id, kind, attempt, worker_id, actor, detail)
-                select id, 'PUSHED', attempt, worker_id, 'worker', outcome from pushed)
+            events as (%s)
             select %s from pushed j
-            """.formatted(JobRows.COLUMNS);
+            """.formatted(landing(":outcome", "cast(:result as jsonb)", "cast(:acquires as jsonb)",
+                    "cast(:dbUpdates as jsonb)", "cast(:error as jsonb)"), EVENTS, JobRows.COLUMNS);
 
     /**
      * A batch of pushes by one worker, one statement: each lands only on its live claim, and a
@@ -52,10 +56,7 @@ class PushStore {
                     db_updates jsonb, error jsonb, checked boolean)),
             pushed as (
                 update job j
-                   set status = 'PUSHED', outcome = x.outcome,
-                       failure_reason = case when x.outcome = 'FAILURE' then 'WORKER_REPORTED' end,
-                       result = x.result, acquires = x.acquires, db_updates = x.db_updates, error = x.error,
-                       pushed_at = now(), push_xid = pg_current_xact_id(), push_seq = nextval('job_push_seq')
+                   set %s
                   from input x
                  where j.id = x.job_id and j.worker_id = :workerId and j.status = 'POLLED'
                    and j.attempt = coalesce(x.attempt, j.attempt)
@@ -63,11 +64,43 @@ class PushStore {
                         select 1 from function_block fb
                          where fb.id = j.function_block_id and fb.result_data_json_schema is not null))
                 returning j.*, x.ord),
-            events as (
-                insert into job_event (job_id, kind, attempt, worker_id, actor, detail)
-                select id, 'PUSHED', attempt, worker_id, 'worker', outcome from pushed)
+            events as (%s)
             select j.ord, %s from pushed j
-            """.formatted(JobRows.COLUMNS);
+            """.formatted(landing("x.outcome", "x.result", "x.acquires", "x.db_updates", "x.error"), EVENTS,
+                    JobRows.COLUMNS);
+
+    /**
+     * What a push writes on the job it lands on, given its outcome and documents as SQL. A
+     * FAILURE is added to the job's {@code errors}. Under a retry policy that retries it, the
+     * job goes back as SCHEDULED for the backoff ({@code job_retries}, {@code job_backoff},
+     * V8__scheduled_jobs_and_retries.sql), keeping its error and its attempt count; otherwise
+     * it becomes PUSHED with the outcome. {@code j} is the row before the update.
+     */
+    private static String landing(String outcome, String result, String acquires, String dbUpdates, String error) {
+        return """
+                status = case when {retry} then 'SCHEDULED' else 'PUSHED' end,
+                       outcome = case when {retry} then null else {outcome} end,
+                       failure_reason = case when {outcome} = 'FAILURE' and not {retry} then 'WORKER_REPORTED' end,
+                       result = case when {retry} then null else {result} end,
+                       acquires = case when {retry} then null else {acquires} end,
+                       db_updates = case when {retry} then null else {dbUpdates} end,
+                       error = {error},
+                       errors = case when {outcome} = 'FAILURE' then j.errors || jsonb_build_array(jsonb_build_object(
+                                'attempt', j.attempt, 'workerId', j.worker_id, 'error', {error}, 'at', now()))
+                                else j.errors end,
+                       worker_id = case when {retry} then null else j.worker_id end,
+                       polled_at = case when {retry} then null else j.polled_at end,
+                       deadline = case when {retry} then null else j.deadline end,
+                       run_at = case when {retry} then now() + job_backoff(j.retry_policy, j.attempt - j.releases)
+                                else j.run_at end,
+                       pushed_at = case when {retry} then null else now() end,
+                       push_xid = case when {retry} then null else pg_current_xact_id() end,
+                       push_seq = case when {retry} then null else nextval('job_push_seq') end"""
+                .replace("{retry}", "({outcome} = 'FAILURE' and j.retry_policy is not null"
+                        + " and job_retries(j.retry_policy, j.attempt - j.releases, j.max_attempts, {error}))")
+                .replace("{outcome}", outcome).replace("{result}", result).replace("{acquires}", acquires)
+                .replace("{dbUpdates}", dbUpdates).replace("{error}", error);
+    }
 
     /** The result schema of each EXECUTE job's function block (other jobs, or unknown ones, are absent). */
     static final String JOB_RESULT_SCHEMAS = """
@@ -76,8 +109,27 @@ class PushStore {
              where j.id = any (cast(:ids as uuid[])) and j.type = 'EXECUTE' and fb.result_data_json_schema is not null
             """;
 
-    /** After a push changed nothing: where the job stands, and whether this push repeats the one that landed. */
+    /**
+     * After a push changed nothing: where the job stands, and whether this push repeats the one
+     * that landed. A FAILURE that was retried landed too: it is in the job's {@code errors}, as
+     * an attempt other than the one that ended the job, if it ended by a reported failure.
+     */
     static final String JOB_PUSH_VERDICT = """
+            with found as (
+                select j.*, exists (
+                           select 1 from jsonb_array_elements(j.errors) e
+                            where :outcome = 'FAILURE' and e ->> 'workerId' = cast(:workerId as text)
+                              and (e ->> 'attempt')::int = coalesce(cast(:attempt as integer), (e ->> 'attempt')::int)
+                              and not coalesce(j.failure_reason = 'WORKER_REPORTED' and (e ->> 'attempt')::int = j.attempt, false)
+                              and e -> 'error' is not distinct from coalesce(cast(:error as jsonb), 'null'::jsonb))
+                           as retried_repeat,
+                       exists (
+                           select 1 from jsonb_array_elements(j.errors) e
+                            where e ->> 'workerId' = cast(:workerId as text)
+                              and (e ->> 'attempt')::int = coalesce(cast(:attempt as integer), (e ->> 'attempt')::int)
+                              and not coalesce(j.failure_reason = 'WORKER_REPORTED' and (e ->> 'attempt')::int = j.attempt, false))
+                           as retried_mine
+                  from job j where j.id = :jobId)
             select status, attempt, outcome, failure_reason,
                    (status = 'PUSHED' and worker_id = :workerId
                     and attempt = coalesce(cast(:attempt as integer), attempt)
@@ -87,11 +139,11 @@ class PushStore {
                     and result is not distinct from cast(:result as jsonb)
                     and acquires is not distinct from cast(:acquires as jsonb)
                     and db_updates is not distinct from cast(:dbUpdates as jsonb)
-                    and error is not distinct from cast(:error as jsonb)) as repeated,
+                    and error is not distinct from cast(:error as jsonb)) or retried_repeat as repeated,
                    (status = 'PUSHED' and worker_id = :workerId
                     and attempt = coalesce(cast(:attempt as integer), attempt)
-                    and (outcome = 'SUCCESS' or failure_reason = 'WORKER_REPORTED')) as mine
-              from job where id = :jobId
+                    and (outcome = 'SUCCESS' or failure_reason = 'WORKER_REPORTED')) or retried_mine as mine
+              from found
             """;
 
     private final JdbcClient jdbc;

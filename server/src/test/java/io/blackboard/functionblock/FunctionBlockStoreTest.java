@@ -31,17 +31,17 @@ class FunctionBlockStoreTest extends IntegrationTest {
 
     @Test
     void aSecondInsertOfTheSameNameAndVersionInsertsNothingAndKeepsTheFirstContract() {
-        FunctionBlockSpec first = new FunctionBlockSpec("echo", "1", null, null, true, false, "first");
+        FunctionBlockSpec first = new FunctionBlockSpec("echo", "1", null, null, true, false, "first", null);
         UUID id = UUID.randomUUID();
-        assertThat(store.insert(id, first, OBJECT, null)).hasValue(id);
+        assertThat(store.insert(id, first, OBJECT, null, null)).hasValue(id);
         String inserted = TestRows.row(jdbc, "function_block", id);
 
-        FunctionBlockSpec second = new FunctionBlockSpec("echo", "1", null, null, false, true, "second");
-        assertThat(store.insert(UUID.randomUUID(), second, null, OBJECT)).isEmpty();
+        FunctionBlockSpec second = new FunctionBlockSpec("echo", "1", null, null, false, true, "second", null);
+        assertThat(store.insert(UUID.randomUUID(), second, null, OBJECT, "{\"maxAttempts\": 2}")).isEmpty();
         assertThat(TestRows.row(jdbc, "function_block", id)).isEqualTo(inserted);
         assertThat(count("function_block")).isEqualTo(1);
-        assertThat(store.compare(first, OBJECT, null)).isEqualTo(new FunctionBlockStore.Comparison(id, true));
-        assertThat(store.compare(second, null, OBJECT)).isEqualTo(new FunctionBlockStore.Comparison(id, false));
+        assertThat(store.compare(first, OBJECT, null, null)).isEqualTo(new FunctionBlockStore.Comparison(id, true));
+        assertThat(store.compare(second, null, OBJECT, null)).isEqualTo(new FunctionBlockStore.Comparison(id, false));
     }
 
     @Test
@@ -77,7 +77,7 @@ class FunctionBlockStoreTest extends IntegrationTest {
         UUID worker = workerWithJobs();
         MapSqlParameterSource spec = new MapSqlParameterSource("name", "echo").addValue("version", "1")
                 .addValue("params", null).addValue("result", null).addValue("pure", false)
-                .addValue("idempotent", false);
+                .addValue("idempotent", false).addValue("retryPolicy", null);
         MapSqlParameterSource set = new MapSqlParameterSource("workerId", worker)
                 .addValue("ids", SqlArrays.uuids(List.of(UUID.randomUUID())));
 

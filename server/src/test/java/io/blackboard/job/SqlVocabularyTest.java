@@ -35,7 +35,7 @@ class SqlVocabularyTest extends IntegrationTest {
         COLUMNS.put("worker.state", WorkerState.class);
         COLUMNS.put("worker.directive", Directive.class);
         COLUMNS.put("job.type", JobType.class);
-        COLUMNS.put("job.status", JobStatus.class);
+        COLUMNS.put("job.status", StoredStatus.class);
         COLUMNS.put("job.outcome", Outcome.class);
         COLUMNS.put("job.failure_reason", FailureReason.class);
         COLUMNS.put("job_event.kind", EventKind.class);
