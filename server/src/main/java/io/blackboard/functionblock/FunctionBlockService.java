@@ -3,6 +3,7 @@ package io.blackboard.functionblock;
 import io.blackboard.platform.sql.Ids;
 import io.blackboard.worker.WorkerDirectory;
 import io.blackboard.worker.WorkerNotFound;
+import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -18,7 +19,8 @@ import tools.jackson.databind.json.JsonMapper;
 
 /**
  * Function blocks are shared: the same (name, version) from many workers is one block with
- * one stable id, and its contract (schemas, pure, idempotent, retry policy) can never change under it.
+ * one stable id, and its contract (schemas, pure, idempotent, retry policy, execution timeout)
+ * can never change under it.
  */
 @Service
 public class FunctionBlockService {
@@ -100,6 +102,12 @@ public class FunctionBlockService {
     @Transactional(readOnly = true)
     public List<CatalogEntry> catalog() {
         return store.catalog();
+    }
+
+    /** Every registered version of each of these names, newest registered first. */
+    @Transactional(readOnly = true)
+    public List<BlockVersion> versionsNamed(Collection<String> names) {
+        return names.isEmpty() ? List.of() : store.versions(json.writeValueAsString(names));
     }
 
     /** The block, as other features need it; empty when no block has that id. */

@@ -19,9 +19,9 @@ class FunctionBlockStore {
     static final String FUNCTION_BLOCK_INSERT = """
             insert into function_block
                    (id, name, version, params_json_schema, result_data_json_schema, pure, idempotent, description,
-                    retry_policy)
+                    retry_policy, execution_timeout_ms)
             values (:id, :name, :version, cast(:params as jsonb), cast(:result as jsonb), :pure, :idempotent,
-                    :description, cast(:retryPolicy as jsonb))
+                    :description, cast(:retryPolicy as jsonb), cast(:executionTimeoutMs as bigint))
             on conflict (name, version) do nothing
             returning id
             """;
@@ -32,7 +32,8 @@ class FunctionBlockStore {
                    params_json_schema is not distinct from cast(:params as jsonb)
                    and result_data_json_schema is not distinct from cast(:result as jsonb)
                    and pure = :pure and idempotent = :idempotent
-                   and retry_policy is not distinct from cast(:retryPolicy as jsonb) as same
+                   and retry_policy is not distinct from cast(:retryPolicy as jsonb)
+                   and execution_timeout_ms is not distinct from cast(:executionTimeoutMs as bigint) as same
               from function_block
              where name = :name and version = :version
             """;
@@ -56,11 +57,18 @@ class FunctionBlockStore {
     static final String FUNCTION_BLOCK_COLUMNS = """
             fb.id, fb.name, fb.version, fb.params_json_schema::text as params_json_schema,
             fb.result_data_json_schema::text as result_data_json_schema, fb.pure, fb.idempotent,
-            fb.description, fb.created_at, fb.retry_policy::text as retry_policy
+            fb.description, fb.created_at, fb.retry_policy::text as retry_policy, fb.execution_timeout_ms
             """;
 
     static final String FUNCTION_BLOCK_FIND = "select " + FUNCTION_BLOCK_COLUMNS + """
               from function_block fb where fb.id = :id
+            """;
+
+    /** Every version of these names (a JSON array), newest registered first. */
+    static final String FUNCTION_BLOCK_VERSIONS = """
+            select id, name, version from function_block
+             where name in (select jsonb_array_elements_text(cast(:names as jsonb)))
+             order by created_at desc, id desc
             """;
 
     static final String FUNCTION_BLOCK_BY_WORKER = "select " + FUNCTION_BLOCK_COLUMNS + """
@@ -129,6 +137,7 @@ class FunctionBlockStore {
     Optional<UUID> insert(UUID id, FunctionBlockSpec spec, @Nullable String params, @Nullable String result,
             @Nullable String retryPolicy) {
         return jdbc.sql(FUNCTION_BLOCK_INSERT).param("retryPolicy", retryPolicy)
+                .param("executionTimeoutMs", spec.executionTimeoutMs())
                 .param("id", id).param("name", spec.name()).param("version", spec.version())
                 .param("params", params).param("result", result)
                 .param("pure", spec.isPure()).param("idempotent", spec.isIdempotent())
@@ -142,6 +151,7 @@ class FunctionBlockStore {
     Comparison compare(FunctionBlockSpec spec, @Nullable String params, @Nullable String result,
             @Nullable String retryPolicy) {
         return jdbc.sql(FUNCTION_BLOCK_COMPARE).param("retryPolicy", retryPolicy)
+                .param("executionTimeoutMs", spec.executionTimeoutMs())
                 .param("name", spec.name()).param("version", spec.version())
                 .param("params", params).param("result", result)
                 .param("pure", spec.isPure()).param("idempotent", spec.isIdempotent())
@@ -163,6 +173,13 @@ class FunctionBlockStore {
         return jdbc.sql(FUNCTION_BLOCK_FIND).param("id", id).query(FunctionBlockStore::view).optional();
     }
 
+    List<BlockVersion> versions(String namesJson) {
+        return jdbc.sql(FUNCTION_BLOCK_VERSIONS).param("names", namesJson)
+                .query((rs, n) -> new BlockVersion(rs.getObject("id", UUID.class), rs.getString("name"),
+                        rs.getString("version")))
+                .list();
+    }
+
     List<FunctionBlockView> findByWorker(UUID workerId) {
         return jdbc.sql(FUNCTION_BLOCK_BY_WORKER).param("workerId", workerId).query(FunctionBlockStore::view).list();
     }
@@ -180,6 +197,7 @@ class FunctionBlockStore {
         return new FunctionBlockView(rs.getObject("id", UUID.class), rs.getString("name"), rs.getString("version"),
                 rs.getString("params_json_schema"), rs.getString("result_data_json_schema"),
                 rs.getBoolean("pure"), rs.getBoolean("idempotent"), rs.getString("description"),
-                rs.getObject("created_at", OffsetDateTime.class), rs.getString("retry_policy"));
+                rs.getObject("created_at", OffsetDateTime.class), rs.getString("retry_policy"),
+                rs.getObject("execution_timeout_ms", Long.class));
     }
 }

@@ -8,5 +8,5 @@ import java.util.UUID;
 record FunctionBlockView(UUID id, String name, String version,
         @JsonRawValue String paramsJsonSchema, @JsonRawValue String resultDataJsonSchema,
         boolean pure, boolean idempotent, String description, OffsetDateTime createdAt,
-        @JsonRawValue String retryPolicy) {
+        @JsonRawValue String retryPolicy, Long executionTimeoutMs) {
 }

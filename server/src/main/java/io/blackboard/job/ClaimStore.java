@@ -89,7 +89,9 @@ class ClaimStore {
             claimed as (
                 update job j
                    set status = 'POLLED', worker_id = :workerId, polled_at = now(),
-                       deadline = now() + :timeoutMs * interval '1 millisecond', attempt = j.attempt + 1
+                       deadline = least(now() + :timeoutMs * interval '1 millisecond',
+                                        now() + j.execution_timeout_ms * interval '1 millisecond'),
+                       attempt = j.attempt + 1
                   from picked
                  where j.id = picked.id and j.status = 'PENDING'
                 returning j.*),

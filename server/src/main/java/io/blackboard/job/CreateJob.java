@@ -13,13 +13,19 @@ import java.util.UUID;
 import tools.jackson.databind.JsonNode;
 
 /**
- * One job as the engine writes it. Everything else about a job is the server's. {@code runAt}
+ * One job as the engine writes it. Everything else about a job is the server's. The function
+ * block is named by {@code functionBlockId}, or by {@code functionBlockName} and
+ * {@code functionBlockVersion} (a version or a {@link io.blackboard.functionblock.VersionRange
+ * range}; none: any), the newest registered match ({@link BlockNames}). {@code runAt}
  * (a time) or {@code delayMs} (from the database's now) schedules it: PENDING, but not claimed
  * before then. {@code retryPolicy} runs it again after a reported failure (else its function
- * block's policy, if any).
+ * block's policy, if any). {@code executionTimeoutMs} bounds how long one claim of it may run
+ * in all, lease extensions or not (else its function block's, if any).
  */
 record CreateJob(
-        @NotNull UUID functionBlockId,
+        UUID functionBlockId,
+        @Size(min = 1, max = 200) String functionBlockName,
+        @Size(min = 1, max = 100) String functionBlockVersion,
         @NotNull JobType type,
         JsonNode payload,
         @Min(-1_000_000) @Max(1_000_000) Integer priority,
@@ -29,8 +35,17 @@ record CreateJob(
         @Size(min = 1, max = 200) String idempotencyKey,
         OffsetDateTime runAt,
         @Min(0) @Max(MAX_DELAY_MS) Long delayMs,
-        @Valid RetryPolicy retryPolicy) {
+        @Valid RetryPolicy retryPolicy,
+        @Min(1) @Max(MAX_EXECUTION_TIMEOUT_MS) Long executionTimeoutMs) {
 
+    /** The same create, for the function block with this id. */
+    CreateJob withFunctionBlockId(UUID id) {
+        return new CreateJob(id, functionBlockName, functionBlockVersion, type, payload, priority, maxAttempts,
+                selector, correlationId, idempotencyKey, runAt, delayMs, retryPolicy, executionTimeoutMs);
+    }
+
+    /** The longest execution timeout: 31 days. */
+    static final long MAX_EXECUTION_TIMEOUT_MS = 31L * 24 * 3600 * 1000;
     /** The furthest ahead a job may be scheduled by delay: a year. */
     static final long MAX_DELAY_MS = 366L * 24 * 3600 * 1000;
 }

@@ -6,6 +6,8 @@ public enum FailureReason {
     WORKER_REPORTED,
     /** No push before the deadline. */
     STUCK_TIMEOUT,
+    /** Still running when its execution timeout (per job or function block) ran out, leases extended or not. */
+    EXECUTION_TIMEOUT,
     /** The worker holding it went OFFLINE. */
     WORKER_OFFLINE,
     /** The worker holding it was deleted. */

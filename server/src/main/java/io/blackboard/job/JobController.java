@@ -6,9 +6,11 @@ import io.swagger.v3.oas.annotations.media.ExampleObject;
 import io.swagger.v3.oas.annotations.media.Schema;
 import io.swagger.v3.oas.annotations.responses.ApiResponse;
 import io.swagger.v3.oas.annotations.tags.Tag;
+import jakarta.validation.Valid;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ResponseEntity;
@@ -94,6 +96,14 @@ class JobController {
     @PostMapping("/jobs/{id}/cancel")
     JobView cancel(@PathVariable UUID id) {
         return jobs.cancel(id);
+    }
+
+    @Operation(summary = "Cancel every job that matches", description = "Every job not yet ended with this "
+            + "correlationId, function block, worker and status (those given; at least one), each cancelled as one "
+            + "cancel would: the engine aborting a workflow run. Answers how many were cancelled.")
+    @PostMapping("/jobs/cancel")
+    Map<String, Integer> cancelMatching(@Valid @RequestBody CancelRequest request) {
+        return Map.of("cancelled", jobs.cancelMatching(request));
     }
 
     @Operation(summary = "A job's audit trail", description = "Every transition with its attempt, worker, actor "

@@ -27,6 +27,9 @@ class JobLeaseStore {
      * from, {@code %2$s} the predicate choosing them (in the locking read and again in the UPDATE),
      * {@code %3$s} the batch's order.
      */
+    private static final String OVERRUN = "(j.deadline < now() and j.execution_timeout_ms is not null"
+            + " and j.deadline >= j.polled_at + j.execution_timeout_ms * interval '1 millisecond')";
+
     private static final String JOB_FAIL_TEMPLATE = """
             with due as materialized (
                 select j.id, j.worker_id, j.attempt,
@@ -58,8 +61,14 @@ class JobLeaseStore {
             select id, function_block_id, worker_id, attempt, retry from changed
             """;
 
-    /** The most overdue first, on the deadline index. */
-    static final String JOB_FAIL_STUCK = JOB_FAIL_TEMPLATE.formatted("job j", "j.deadline < now()",
+    /**
+     * Past the deadline where the execution timeout put it: however often the lease was extended,
+     * the claim ran as long as it may. Read on the deadline index, as the stuck jobs are.
+     */
+    static final String JOB_FAIL_OVERRUN = JOB_FAIL_TEMPLATE.formatted("job j", OVERRUN, "order by j.deadline");
+
+    /** The most overdue first, on the deadline index; overruns go first ({@link #JOB_FAIL_OVERRUN}). */
+    static final String JOB_FAIL_STUCK = JOB_FAIL_TEMPLATE.formatted("job j", "j.deadline < now() and not " + OVERRUN,
             "order by j.deadline");
 
     /**
@@ -84,7 +93,8 @@ class JobLeaseStore {
                  where worker_id = :workerId and status = 'POLLED' and id = any (cast(:jobIds as uuid[]))
                    for update skip locked)
             update job j
-               set deadline = greatest(j.deadline, now() + :timeoutMs * interval '1 millisecond')
+               set deadline = least(greatest(j.deadline, now() + :timeoutMs * interval '1 millisecond'),
+                                    j.polled_at + j.execution_timeout_ms * interval '1 millisecond')
               from held
              where j.id = held.id and j.worker_id = :workerId and j.status = 'POLLED'
             returning j.id
@@ -164,6 +174,13 @@ class JobLeaseStore {
                 }
             }
         }
+    }
+
+    Failed failOverrun(int batch) {
+        return new Failed(jdbc.sql(JOB_FAIL_OVERRUN)
+                .param("batch", batch).param("reason", FailureReason.EXECUTION_TIMEOUT.name()).param("actor", "sweeper")
+                .param("message", "ran longer than the job's execution timeout")
+                .query(JobLeaseStore::taken).list());
     }
 
     Failed failStuck(int batch) {

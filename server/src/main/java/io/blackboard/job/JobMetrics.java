@@ -22,7 +22,7 @@ class JobMetrics {
 
     /** Why the server took a claim back; the {@code reason} tag of failed and re-queued jobs. */
     static final List<FailureReason> SERVER_SIDE = List.of(FailureReason.STUCK_TIMEOUT,
-            FailureReason.WORKER_OFFLINE, FailureReason.WORKER_DELETED);
+            FailureReason.EXECUTION_TIMEOUT, FailureReason.WORKER_OFFLINE, FailureReason.WORKER_DELETED);
 
     private final Counter created;
     private final Counter claimed;
@@ -94,6 +94,10 @@ class JobMetrics {
 
     void cancelled() {
         cancelled.increment();
+    }
+
+    void cancelled(int count) {
+        cancelled.increment(count);
     }
 
     void retried() {

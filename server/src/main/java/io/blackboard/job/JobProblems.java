@@ -53,6 +53,14 @@ final class JobProblems {
         }
     }
 
+    /** A create naming a function block by name and version that no registered block matches. */
+    static final class NoFunctionBlockNamed extends ApiException {
+        NoFunctionBlockNamed(String where, String name, String versions) {
+            super(HttpStatus.UNPROCESSABLE_CONTENT, "unknown-function-block",
+                    "%sno registered function block is named %s with a version in %s".formatted(where, name, versions));
+        }
+    }
+
     /** A document that breaks the function block's declared schema. */
     static final class SchemaViolation extends ApiException {
         SchemaViolation(String field, String schema, List<String> violations) {

@@ -48,14 +48,16 @@ class JobService {
     private final JsonMapper json;
     private final JobSignals signals;
     private final DueJobs due;
+    private final BlockNames names;
     private final Schemas schemas;
     private final JobMetrics metrics;
     private final TransactionTemplate tx;
     private final Coalescer<List<Map<String, Object>>, List<JobView>> creates;
 
-    JobService(JobStore store, JsonMapper json, JobSignals signals, DueJobs due, Schemas schemas,
+    JobService(JobStore store, JsonMapper json, JobSignals signals, DueJobs due, BlockNames names, Schemas schemas,
             JobMetrics metrics, TransactionTemplate tx) {
         this.tx = tx;
+        this.names = names;
         this.due = due;
         // a row can break a constraint (its function block removed by hand); anything else is every create's
         this.creates = new Coalescer<>(this::insertTogether, DataIntegrityViolationException.class::isInstance,
@@ -78,16 +80,18 @@ class JobService {
      * own. With keys, a reused key found after the insert must undo the batch, so it runs in one
      * (a plain JDBC transaction: it is all SQL).
      */
-    Created create(List<CreateJob> jobs) {
+    Created create(List<CreateJob> requested) {
+        BlockNames.Resolved named = names.resolve(requested);
+        List<CreateJob> jobs = named.jobs();
         Set<UUID> blocks = jobs.stream().map(CreateJob::functionBlockId).collect(Collectors.toSet());
         Map<UUID, JobStore.Block> known = store.blocks(blocks);
         requireValidParams(jobs, known);
         try {
             if (jobs.stream().anyMatch(job -> job.idempotencyKey() != null)) {
-                return tx.execute(status -> insert(jobs, known, false));
+                return tx.execute(status -> insert(jobs, named.choices(), known, false));
             }
             // in a caller's transaction, the insert must be part of it: not coalesced
-            return insert(jobs, known, !TransactionSynchronizationManager.isActualTransactionActive());
+            return insert(jobs, named.choices(), known, !TransactionSynchronizationManager.isActualTransactionActive());
         } catch (DataIntegrityViolationException e) {
             // among these (a CHECK, a foreign key): a function block removed by hand since its
             // schema was kept. Look again, so that is a 422; anything else is rethrown as it was.
@@ -97,13 +101,17 @@ class JobService {
         }
     }
 
-    private Created insert(List<CreateJob> jobs, Map<UUID, JobStore.Block> known, boolean coalesced) {
+    private Created insert(List<CreateJob> jobs, List<List<UUID>> choices, Map<UUID, JobStore.Block> known,
+            boolean coalesced) {
         List<UUID> ids = new ArrayList<>(jobs.size());
         List<Map<String, Object>> rows = new ArrayList<>(jobs.size());
         for (int i = 0; i < jobs.size(); i++) {
             UUID id = Ids.newId();
             ids.add(id);
-            rows.add(row(i, id, jobs.get(i), known.get(jobs.get(i).functionBlockId()), where(i, jobs.size())));
+            Map<String, Object> row = row(i, id, jobs.get(i), known.get(jobs.get(i).functionBlockId()),
+                    where(i, jobs.size()));
+            row.put("block_choices", choices.get(i));
+            rows.add(row);
         }
         List<JobView> created;
         int inserted;
@@ -228,6 +236,8 @@ class JobService {
         row.put("run_at", job.runAt());
         row.put("delay_ms", job.delayMs());
         row.put("retry_policy", policy);
+        row.put("execution_timeout_ms", job.executionTimeoutMs() != null ? job.executionTimeoutMs()
+                : block.executionTimeoutMs());
         return row;
     }
 
@@ -278,6 +288,44 @@ class JobService {
     List<JobEvent> events(UUID id) {
         find(id);
         return store.events(id);
+    }
+
+    /** Jobs one bulk-cancel transaction ends; a larger cancel commits in several. */
+    static final int CANCEL_BATCH = 1_000;
+
+    /**
+     * Cancels every job not yet ended that matches the filter, each as {@link #cancel} would,
+     * in transactions of {@link #CANCEL_BATCH} jobs, and answers how many. A job a concurrent
+     * claim creates the POLLED state of is waited for and cancelled; one pushed first stays.
+     */
+    int cancelMatching(CancelRequest filter) {
+        if (filter.correlationId() == null && filter.functionBlockId() == null && filter.workerId() == null
+                && filter.status() == null) {
+            throw new BadRequest("give at least one filter: correlationId, functionBlockId, workerId or status");
+        }
+        List<String> statuses = filter.status() == null ? List.of("SCHEDULED", "PENDING", "POLLED")
+                : switch (JobStatus.parse(filter.status())) {
+                    case PENDING -> List.of("SCHEDULED", "PENDING");
+                    case POLLED -> List.of("POLLED");
+                    case PUSHED -> throw new BadRequest("status: a PUSHED job has ended; cancel PENDING or POLLED jobs");
+                };
+        int total = 0;
+        int batch;
+        do {
+            batch = tx.execute(status -> {
+                int cancelled = store.cancelMatching(filter, statuses, CANCEL_BATCH);
+                if (cancelled > 0) {
+                    signals.pushed();
+                }
+                return cancelled;
+            });
+            total += batch;
+        } while (batch > 0); // not "== CANCEL_BATCH": a job pushed while the batch waited for it leaves it short
+        if (total > 0) {
+            metrics.cancelled(total);
+            log.info("{} jobs cancelled ({})", total, filter);
+        }
+        return total;
     }
 
     /** PENDING or POLLED -> PUSHED/CANCELLED. Cancelling a cancelled job again is a no-op. */

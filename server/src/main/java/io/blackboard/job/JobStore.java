@@ -23,7 +23,8 @@ class JobStore {
             jsonb_to_recordset(cast(:jobs as jsonb)) as x(
                 ord int, id uuid, function_block_id uuid, type text, payload jsonb, priority int,
                 max_attempts int, selector jsonb, correlation_id text, idempotency_key text,
-                run_at timestamptz, delay_ms bigint, retry_policy jsonb)
+                run_at timestamptz, delay_ms bigint, retry_policy jsonb, execution_timeout_ms bigint,
+                block_choices uuid[])
             """;
 
     /**
@@ -33,10 +34,11 @@ class JobStore {
     static final String JOB_INSERT = """
             with inserted as (
                 insert into job (id, function_block_id, type, payload, priority, max_attempts, selector,
-                                 correlation_id, idempotency_key, status, run_at, retry_policy)
+                                 correlation_id, idempotency_key, status, run_at, retry_policy, execution_timeout_ms)
                 select id, function_block_id, type, payload, priority, max_attempts, selector,
                        correlation_id, idempotency_key,
-                       case when s.run_at > now() then 'SCHEDULED' else 'PENDING' end, s.run_at, retry_policy
+                       case when s.run_at > now() then 'SCHEDULED' else 'PENDING' end, s.run_at, retry_policy,
+                       execution_timeout_ms
                   from %s
                  cross join lateral (select coalesce(x.run_at, now() + x.delay_ms * interval '1 millisecond')
                                             as run_at) s
@@ -50,13 +52,19 @@ class JobStore {
             select %s from inserted j
             """.formatted(INPUT, JobRows.COLUMNS);
 
-    /** Which job each keyed input names now, and whether it is the same job as the one asked for. */
+    /**
+     * Which job each keyed input names now, and whether it is the same job as the one asked for.
+     * A create that named its function block by name and versions is the same job on any block
+     * it matched ({@code block_choices}): a newer version registered since must not make it a
+     * conflict.
+     */
     static final String JOB_MATCH_IDEMPOTENCY_KEYS = """
             select x.ord, j.id,
-                   (j.function_block_id = x.function_block_id and j.type = x.type and j.payload = x.payload
+                   ((j.function_block_id = x.function_block_id or j.function_block_id = any (x.block_choices)) and j.type = x.type and j.payload = x.payload
                     and j.priority = x.priority and j.max_attempts = x.max_attempts and j.selector = x.selector
                     and j.correlation_id is not distinct from x.correlation_id
                     and j.retry_policy is not distinct from x.retry_policy
+                    and j.execution_timeout_ms is not distinct from x.execution_timeout_ms
                     and (x.run_at is null or j.run_at = x.run_at)) as same
               from %s
               join job j on j.idempotency_key = x.idempotency_key
@@ -64,7 +72,8 @@ class JobStore {
 
     /** The requested function blocks that exist, with their params schema and retry policy (null when none). */
     static final String FUNCTION_BLOCK_CONTRACTS = """
-            select id, params_json_schema::text as schema, retry_policy::text as retry_policy
+            select id, params_json_schema::text as schema, retry_policy::text as retry_policy,
+                   execution_timeout_ms
               from function_block where id = any (cast(:ids as uuid[]))
             """;
 
@@ -86,6 +95,35 @@ class JobStore {
             events as (
                 insert into job_event (job_id, kind, attempt, worker_id, actor)
                 select id, 'CANCELLED', attempt, worker_id, 'engine' from cancelled)
+            select count(*) from cancelled
+            """;
+
+    /**
+     * Cancels up to {@code :batch} jobs not yet ended that match every filter given (null: any),
+     * each as {@link #JOB_CANCEL} cancels one, in id order. It waits for rows a claim or a push
+     * holds rather than skipping them, so a job being claimed now is cancelled once that commits
+     * (its worker told in its next ping) and a push that commits first stands.
+     */
+    static final String JOB_CANCEL_MATCHING = """
+            with picked as materialized (
+                select id from job j
+                 where j.status = any (cast(:statuses as text[]))
+                   and (cast(:correlationId as text) is null or j.correlation_id = :correlationId)
+                   and (cast(:functionBlockId as uuid) is null or j.function_block_id = :functionBlockId)
+                   and (cast(:workerId as uuid) is null or j.worker_id = :workerId)
+                 order by j.id
+                 limit :batch
+                   for update),
+            cancelled as (
+                update job j
+                   set status = 'PUSHED', outcome = 'CANCELLED', pushed_at = now(),
+                       push_xid = pg_current_xact_id(), push_seq = nextval('job_push_seq')
+                  from picked
+                 where j.id = picked.id and j.status in ('SCHEDULED', 'PENDING', 'POLLED')
+                returning j.id, j.attempt, j.worker_id),
+            events as (
+                insert into job_event (job_id, kind, attempt, worker_id, actor, detail)
+                select id, 'CANCELLED', attempt, worker_id, 'engine', 'bulk cancel' from cancelled)
             select count(*) from cancelled
             """;
 
@@ -114,8 +152,8 @@ class JobStore {
                 .list();
     }
 
-    /** What a create needs of its function block: the params schema and the default retry policy, as JSON. */
-    record Block(@Nullable String paramsSchema, @Nullable String retryPolicy) {
+    /** What a create needs of its function block: the params schema, the default retry policy (JSON) and timeout. */
+    record Block(@Nullable String paramsSchema, @Nullable String retryPolicy, @Nullable Long executionTimeoutMs) {
     }
 
     /**
@@ -140,7 +178,8 @@ class JobStore {
         Map<UUID, Block> loaded = new HashMap<>();
         jdbc.sql(FUNCTION_BLOCK_CONTRACTS).param("ids", SqlArrays.uuids(unknown))
                 .query((rs, n) -> loaded.put(rs.getObject("id", UUID.class),
-                        new Block(rs.getString("schema"), rs.getString("retry_policy"))))
+                        new Block(rs.getString("schema"), rs.getString("retry_policy"),
+                                rs.getObject("execution_timeout_ms", Long.class))))
                 .list();
         if (knownBlocks.size() + loaded.size() > MAX_KNOWN_BLOCKS) {
             knownBlocks.clear();
@@ -173,6 +212,14 @@ class JobStore {
 
     boolean cancel(UUID id) {
         return jdbc.sql(JOB_CANCEL).param("id", id).query(Integer.class).single() == 1;
+    }
+
+    /** One batch of a bulk cancel: how many it cancelled. */
+    int cancelMatching(CancelRequest filter, List<String> statuses, int batch) {
+        return jdbc.sql(JOB_CANCEL_MATCHING).param("statuses", statuses.toArray(String[]::new))
+                .param("correlationId", filter.correlationId()).param("functionBlockId", filter.functionBlockId())
+                .param("workerId", filter.workerId()).param("batch", batch)
+                .query(Integer.class).single();
     }
 
     /** Jobs matching the filter in creation order, after the keyset cursor, at most {@code limit}. */

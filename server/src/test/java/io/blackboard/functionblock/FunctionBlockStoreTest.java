@@ -31,12 +31,12 @@ class FunctionBlockStoreTest extends IntegrationTest {
 
     @Test
     void aSecondInsertOfTheSameNameAndVersionInsertsNothingAndKeepsTheFirstContract() {
-        FunctionBlockSpec first = new FunctionBlockSpec("echo", "1", null, null, true, false, "first", null);
+        FunctionBlockSpec first = new FunctionBlockSpec("echo", "1", null, null, true, false, "first", null, null);
         UUID id = UUID.randomUUID();
         assertThat(store.insert(id, first, OBJECT, null, null)).hasValue(id);
         String inserted = TestRows.row(jdbc, "function_block", id);
 
-        FunctionBlockSpec second = new FunctionBlockSpec("echo", "1", null, null, false, true, "second", null);
+        FunctionBlockSpec second = new FunctionBlockSpec("echo", "1", null, null, false, true, "second", null, null);
         assertThat(store.insert(UUID.randomUUID(), second, null, OBJECT, "{\"maxAttempts\": 2}")).isEmpty();
         assertThat(TestRows.row(jdbc, "function_block", id)).isEqualTo(inserted);
         assertThat(count("function_block")).isEqualTo(1);
@@ -77,7 +77,8 @@ class FunctionBlockStoreTest extends IntegrationTest {
         UUID worker = workerWithJobs();
         MapSqlParameterSource spec = new MapSqlParameterSource("name", "echo").addValue("version", "1")
                 .addValue("params", null).addValue("result", null).addValue("pure", false)
-                .addValue("idempotent", false).addValue("retryPolicy", null);
+                .addValue("idempotent", false).addValue("retryPolicy", null)
+                .addValue("executionTimeoutMs", null);
         MapSqlParameterSource set = new MapSqlParameterSource("workerId", worker)
                 .addValue("ids", SqlArrays.uuids(List.of(UUID.randomUUID())));
 
