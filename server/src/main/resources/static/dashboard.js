@@ -159,6 +159,7 @@
       tile(sum('pending'), 'Jobs pending', 'info'),
       tile(sum('scheduled'), 'Scheduled / retrying', 'info'),
       tile(sum('polled'), 'Jobs running', 'info'),
+      tile(sum('parked'), 'Dead letters', 'danger', sum('parked') > 0),
       tile(duration(oldest || null), 'Oldest pending', 'info', oldest > 60000),
       tile(unroutable, 'Unroutable blocks', 'danger', unroutable > 0));
   }
@@ -176,6 +177,7 @@
       el('td', { class: 'num' }, block.pending),
       el('td', { class: 'num' }, block.scheduled),
       el('td', { class: 'num' }, block.polled),
+      el('td', { class: `num${block.parked > 0 ? ' stale' : ''}` }, block.parked),
       el('td', { class: `num${(block.oldestPendingAgeMs || 0) > 60000 ? ' stale' : ''}` },
         duration(block.oldestPendingAgeMs)),
       el('td', {}, routing));

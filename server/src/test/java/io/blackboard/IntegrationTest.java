@@ -33,7 +33,7 @@ public abstract class IntegrationTest {
     void resetDatabase() {
         for (int attempt = 1; ; attempt++) {
             try {
-                jdbc.sql("truncate job_event, job, worker_function_block, function_block, worker").update();
+                jdbc.sql("truncate job_event, job, worker_function_block, function_block, worker cascade").update();
                 break;
             } catch (org.springframework.dao.PessimisticLockingFailureException e) {
                 if (attempt == 3) {

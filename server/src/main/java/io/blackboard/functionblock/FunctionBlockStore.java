@@ -101,6 +101,9 @@ class FunctionBlockStore {
             scheduled as (
                 select function_block_id, count(*) as jobs
                   from job where status = 'SCHEDULED' group by function_block_id),
+            parked as (
+                select function_block_id, count(*) as jobs
+                  from job where status = 'PARKED' group by function_block_id),
             runnable as (
                 select wfb.function_block_id, w.labels
                   from worker w join worker_function_block wfb on wfb.worker_id = w.id
@@ -110,6 +113,7 @@ class FunctionBlockStore {
                      where wfb.function_block_id = fb.id and w.state = 'ONLINE' and w.deleted_at is null)
                        as online_workers,
                    coalesce(p.jobs, 0) as pending, coalesce(q.jobs, 0) as polled, coalesce(s.jobs, 0) as scheduled,
+                   coalesce(d.jobs, 0) as parked,
                    cast(extract(epoch from now() - p.oldest) * 1000 as bigint) as oldest_pending_age_ms,
                    p.jobs is not null and exists (
                        select 1
@@ -124,6 +128,7 @@ class FunctionBlockStore {
               left join pending p on p.function_block_id = fb.id
               left join polled q on q.function_block_id = fb.id
               left join scheduled s on s.function_block_id = fb.id
+              left join parked d on d.function_block_id = fb.id
              order by fb.name, fb.version
             """;
 
@@ -190,7 +195,7 @@ class FunctionBlockStore {
                 rs.getBoolean("pure"), rs.getBoolean("idempotent"), rs.getString("description"),
                 rs.getLong("online_workers"), rs.getLong("pending"), rs.getLong("polled"),
                 rs.getObject("oldest_pending_age_ms", Long.class), rs.getBoolean("unroutable"),
-                rs.getLong("scheduled"))).list();
+                rs.getLong("scheduled"), rs.getLong("parked"))).list();
     }
 
     private static FunctionBlockView view(ResultSet rs, int n) throws SQLException {

@@ -15,7 +15,8 @@ import org.springframework.lang.Nullable;
  * the n-th retry after {@code initialIntervalMs * multiplier^(n-1)}, at most {@code maxIntervalMs},
  * less up to a {@code jitter} share of it at random. An error whose {@code code} is listed in
  * {@code nonRetryableErrors} (exactly, or by a prefix ending in {@code *}), or that says
- * {@code "retryable": false}, is final at once. Given on a job, or on its function block as the
+ * {@code "retryable": false}, is final at once; {@code onExhausted} PARK then parks the job as a
+ * dead letter instead of failing it. Given on a job, or on its function block as the
  * default of its jobs; absent fields take the defaults below.
  */
 public record RetryPolicy(
@@ -24,7 +25,13 @@ public record RetryPolicy(
         @DecimalMin("1.0") @DecimalMax("10.0") @Nullable Double multiplier,
         @Min(0) @Max(MAX_INTERVAL_MS) @Nullable Long maxIntervalMs,
         @DecimalMin("0.0") @DecimalMax("1.0") @Nullable Double jitter,
-        @Size(max = 100) @Nullable List<@NotBlank @Size(max = 200) String> nonRetryableErrors) {
+        @Size(max = 100) @Nullable List<@NotBlank @Size(max = 200) String> nonRetryableErrors,
+        @Nullable Exhausted onExhausted) {
+
+    /** What a final reported failure does: the job fails (FAIL), or parks as a dead letter (PARK). */
+    public enum Exhausted {
+        FAIL, PARK
+    }
 
     /** The longest backoff a policy may ask for: a week. */
     public static final long MAX_INTERVAL_MS = 7L * 24 * 3600 * 1000;
@@ -50,6 +57,7 @@ public record RetryPolicy(
         int attempts = maxAttempts != null ? maxAttempts
                 : jobMaxAttempts != null ? jobMaxAttempts : DEFAULT_MAX_ATTEMPTS;
         return new RetryPolicy(attempts, initial, multiplier != null ? multiplier : DEFAULT_MULTIPLIER, max,
-                jitter != null ? jitter : 0.0, nonRetryableErrors != null ? List.copyOf(nonRetryableErrors) : List.of());
+                jitter != null ? jitter : 0.0, nonRetryableErrors != null ? List.copyOf(nonRetryableErrors) : List.of(),
+                onExhausted != null ? onExhausted : Exhausted.FAIL);
     }
 }

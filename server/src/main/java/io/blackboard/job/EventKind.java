@@ -6,5 +6,11 @@ enum EventKind {
     /** A reported failure scheduled to run again under the job's retry policy. */
     RETRYING,
     /** A scheduled job (or a retry) fell due and became claimable. */
-    DUE
+    DUE,
+    /** A final reported failure its retry policy parked as a dead letter. */
+    PARKED,
+    /** An operator ran a dead letter again. */
+    RERUN,
+    /** An operator discarded a dead letter: it ended as its FAILURE. */
+    DISCARDED
 }

@@ -30,6 +30,7 @@ class JobMetrics {
     private final Counter cancelled;
     private final Counter retried;
     private final Counter due;
+    private final Counter parked;
     private final Map<PushStatus, Counter> pushed = new EnumMap<>(PushStatus.class);
     private final Map<PushStatus, Timer> execution = new EnumMap<>(PushStatus.class);
     private final Map<FailureReason, Counter> failed = new EnumMap<>(FailureReason.class);
@@ -45,6 +46,8 @@ class JobMetrics {
         retried = counter(registry, "blackboard.jobs.retried",
                 "Reported failures scheduled to run again under the job's retry policy");
         due = counter(registry, "blackboard.jobs.due", "Scheduled jobs (and retries) that fell due and became claimable");
+        parked = counter(registry, "blackboard.jobs.parked",
+                "Jobs whose final reported failure their retry policy parked as a dead letter");
         for (PushStatus outcome : PushStatus.values()) {
             pushed.put(outcome, Counter.builder("blackboard.jobs.pushed").tag("outcome", outcome.name())
                     .description("Results pushed by workers").register(registry));
@@ -102,6 +105,10 @@ class JobMetrics {
 
     void retried() {
         retried.increment();
+    }
+
+    void parked() {
+        parked.increment();
     }
 
     void due(int count) {

@@ -46,6 +46,15 @@ final class JobProblems {
         }
     }
 
+    /** A dead-letter action on a job that is not parked (never was, or was re-run, discarded or cancelled). */
+    static final class NotParked extends ApiException {
+        NotParked(UUID jobId, JobState current) {
+            super(HttpStatus.CONFLICT, "job-not-parked",
+                    "Job %s is not a dead letter: it is %s".formatted(jobId, current.describe()),
+                    current.asProperties());
+        }
+    }
+
     static final class UnknownFunctionBlock extends ApiException {
         UnknownFunctionBlock(String where, UUID functionBlockId) {
             super(HttpStatus.UNPROCESSABLE_CONTENT, "unknown-function-block",

@@ -260,8 +260,8 @@ class JobService {
         }
         RetryPolicy inherited = json.readValue(block.retryPolicy(), RetryPolicy.class);
         return job.maxAttempts() != null ? new RetryPolicy(job.maxAttempts(), inherited.initialIntervalMs(),
-                inherited.multiplier(), inherited.maxIntervalMs(), inherited.jitter(), inherited.nonRetryableErrors())
-                : inherited;
+                inherited.multiplier(), inherited.maxIntervalMs(), inherited.jitter(), inherited.nonRetryableErrors(),
+                inherited.onExhausted()) : inherited;
     }
 
     static String where(int index, int size) {
@@ -303,10 +303,11 @@ class JobService {
                 && filter.status() == null) {
             throw new BadRequest("give at least one filter: correlationId, functionBlockId, workerId or status");
         }
-        List<String> statuses = filter.status() == null ? List.of("SCHEDULED", "PENDING", "POLLED")
+        List<String> statuses = filter.status() == null ? List.of("SCHEDULED", "PENDING", "POLLED", "PARKED")
                 : switch (JobStatus.parse(filter.status())) {
                     case PENDING -> List.of("SCHEDULED", "PENDING");
                     case POLLED -> List.of("POLLED");
+                    case PARKED -> List.of("PARKED");
                     case PUSHED -> throw new BadRequest("status: a PUSHED job has ended; cancel PENDING or POLLED jobs");
                 };
         int total = 0;
@@ -328,7 +329,7 @@ class JobService {
         return total;
     }
 
-    /** PENDING or POLLED -> PUSHED/CANCELLED. Cancelling a cancelled job again is a no-op. */
+    /** PENDING, POLLED or PARKED -> PUSHED/CANCELLED. Cancelling a cancelled job again is a no-op. */
     @Transactional
     JobView cancel(UUID id) {
         if (store.cancel(id)) {

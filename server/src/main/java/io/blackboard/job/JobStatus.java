@@ -3,9 +3,12 @@ package io.blackboard.job;
 import io.blackboard.platform.errors.BadRequest;
 import java.util.Set;
 
-/** A job's life on the blackboard (seed 001): PENDING -> POLLED -> PUSHED. */
+/**
+ * A job's life on the blackboard (seed 001): PENDING -> POLLED -> PUSHED, and PARKED, a dead
+ * letter: a job whose last reported failure its retry policy parks instead of failing.
+ */
 enum JobStatus {
-    PENDING, POLLED, PUSHED;
+    PENDING, POLLED, PARKED, PUSHED;
 
     /**
      * The transitions the statements in {@link JobStore}, {@link ClaimStore} and {@link PushStore} make: claim,
@@ -15,7 +18,8 @@ enum JobStatus {
     boolean canTransitionTo(JobStatus next) {
         return switch (this) {
             case PENDING -> Set.of(POLLED, PUSHED).contains(next);
-            case POLLED -> Set.of(PUSHED, PENDING).contains(next);
+            case POLLED -> Set.of(PUSHED, PENDING, PARKED).contains(next);
+            case PARKED -> Set.of(PENDING, PUSHED).contains(next);
             case PUSHED -> false;
         };
     }
@@ -26,6 +30,6 @@ enum JobStatus {
                 return status;
             }
         }
-        throw new BadRequest("Unknown job status '" + value + "': expected PENDING, POLLED or PUSHED");
+        throw new BadRequest("Unknown job status '" + value + "': expected PENDING, POLLED, PARKED or PUSHED");
     }
 }

@@ -90,7 +90,7 @@ class JobStore {
                 update job j
                    set status = 'PUSHED', outcome = 'CANCELLED', pushed_at = now(),
                        push_xid = pg_current_xact_id(), push_seq = nextval('job_push_seq')
-                 where j.id = :id and j.status in ('SCHEDULED', 'PENDING', 'POLLED')
+                 where j.id = :id and j.status in ('SCHEDULED', 'PENDING', 'POLLED', 'PARKED')
                 returning j.id, j.attempt, j.worker_id),
             events as (
                 insert into job_event (job_id, kind, attempt, worker_id, actor)
@@ -119,7 +119,7 @@ class JobStore {
                    set status = 'PUSHED', outcome = 'CANCELLED', pushed_at = now(),
                        push_xid = pg_current_xact_id(), push_seq = nextval('job_push_seq')
                   from picked
-                 where j.id = picked.id and j.status in ('SCHEDULED', 'PENDING', 'POLLED')
+                 where j.id = picked.id and j.status in ('SCHEDULED', 'PENDING', 'POLLED', 'PARKED')
                 returning j.id, j.attempt, j.worker_id),
             events as (
                 insert into job_event (job_id, kind, attempt, worker_id, actor, detail)

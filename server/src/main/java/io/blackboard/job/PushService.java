@@ -65,7 +65,7 @@ class PushService {
             }
         }
         if (landed.isPresent()) {
-            if (!landed.get().scheduled()) {
+            if (landed.get().status() == JobStatus.PUSHED) {
                 signals.pushed();
             }
             return landed(landed.get());
@@ -118,7 +118,7 @@ class PushService {
             }
         }
         pushed.values().forEach(this::landed);
-        if (pushed.values().stream().anyMatch(job -> !job.scheduled())) {
+        if (pushed.values().stream().anyMatch(job -> job.status() == JobStatus.PUSHED)) {
             signals.pushed();
         }
         if (pushed.size() + refused.size() < requests.size()) {
@@ -181,13 +181,21 @@ class PushService {
                 document(request.dbUpdates()), document(request.error()));
     }
 
-    /** A push landed; a failure its retry policy runs again waits out its backoff ({@link DueJobs}). */
+    /**
+     * A push landed; a failure its retry policy runs again waits out its backoff ({@link DueJobs}),
+     * and one it parks waits for an operator ({@link DeadLetters}).
+     */
     private JobView landed(JobView job) {
         if (job.scheduled()) {
             metrics.retried();
             JobSignals.afterCommit(due::scheduled);
             log.info("Job {} attempt {} failed: WORKER_REPORTED; it runs again from {}", job.id(), job.attempt(),
                     job.runAt());
+            return job;
+        }
+        if (job.status() == JobStatus.PARKED) {
+            metrics.parked();
+            log.warn("Job {} attempt {} failed: WORKER_REPORTED; parked as a dead letter", job.id(), job.attempt());
             return job;
         }
         metrics.pushed(job);

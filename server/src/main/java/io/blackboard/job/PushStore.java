@@ -14,13 +14,14 @@ import org.springframework.stereotype.Component;
 @Component
 class PushStore {
 
-    /** The push's event: PUSHED with the outcome, or RETRYING with when the next attempt may run. */
+    /** The push's event: PUSHED with the outcome, RETRYING with when the next attempt may run, or PARKED. */
     private static final String EVENTS = """
 
                 insert into job_event (job_id, kind, attempt, worker_id, actor, detail)
-                select id, case when status = 'SCHEDULED' then 'RETRYING' else 'PUSHED' end, attempt,
-                       cast(:workerId as uuid), 'worker',
-                       case when status = 'SCHEDULED' then 'FAILURE, retry at ' || run_at else outcome end
+                select id, case status when 'SCHEDULED' then 'RETRYING' when 'PARKED' then 'PARKED' else 'PUSHED' end,
+                       attempt, cast(:workerId as uuid), 'worker',
+                       case status when 'SCHEDULED' then 'FAILURE, retry at ' || run_at
+                                   when 'PARKED' then 'FAILURE, parked as a dead letter' else outcome end
                   from pushed""";
 
     /**
@@ -71,33 +72,37 @@ class PushStore {
 
     /**
      * What a push writes on the job it lands on, given its outcome and documents as SQL. A
-     * FAILURE is added to the job's {@code errors}. Under a retry policy that retries it, the
-     * job goes back as SCHEDULED for the backoff ({@code job_retries}, {@code job_backoff},
-     * V8__scheduled_jobs_and_retries.sql), keeping its error and its attempt count; otherwise
-     * it becomes PUSHED with the outcome. {@code j} is the row before the update.
+     * FAILURE is added to the job's {@code errors}. A FAILURE under a retry policy is kept
+     * unended ({@code kept}) when the policy retries it ({@code job_retries},
+     * V8__scheduled_jobs_and_retries.sql: back as SCHEDULED for the backoff of
+     * {@code job_backoff}, keeping its attempt count) or, when it is final, parks dead letters
+     * (onExhausted PARK: PARKED, outside the feed). Otherwise the job becomes PUSHED with the
+     * outcome. {@code j} is the row before the update.
      */
     private static String landing(String outcome, String result, String acquires, String dbUpdates, String error) {
         return """
-                status = case when {retry} then 'SCHEDULED' else 'PUSHED' end,
-                       outcome = case when {retry} then null else {outcome} end,
-                       failure_reason = case when {outcome} = 'FAILURE' and not {retry} then 'WORKER_REPORTED' end,
-                       result = case when {retry} then null else {result} end,
-                       acquires = case when {retry} then null else {acquires} end,
-                       db_updates = case when {retry} then null else {dbUpdates} end,
+                status = case when {kept} then (case when {retry} then 'SCHEDULED' else 'PARKED' end)
+                                else 'PUSHED' end,
+                       outcome = case when {kept} then null else {outcome} end,
+                       failure_reason = case when {outcome} = 'FAILURE' and not {kept} then 'WORKER_REPORTED' end,
+                       result = case when {kept} then null else {result} end,
+                       acquires = case when {kept} then null else {acquires} end,
+                       db_updates = case when {kept} then null else {dbUpdates} end,
                        error = {error},
                        errors = case when {outcome} = 'FAILURE' then j.errors || jsonb_build_array(jsonb_build_object(
                                 'attempt', j.attempt, 'workerId', j.worker_id, 'error', {error}, 'at', now()))
                                 else j.errors end,
-                       worker_id = case when {retry} then null else j.worker_id end,
-                       polled_at = case when {retry} then null else j.polled_at end,
-                       deadline = case when {retry} then null else j.deadline end,
-                       run_at = case when {retry} then now() + job_backoff(j.retry_policy, j.attempt - j.releases)
+                       worker_id = case when {kept} then null else j.worker_id end,
+                       polled_at = case when {kept} then null else j.polled_at end,
+                       deadline = case when {kept} then null else j.deadline end,
+                       run_at = case when {kept} and {retry} then now() + job_backoff(j.retry_policy, j.attempt - j.releases)
                                 else j.run_at end,
-                       pushed_at = case when {retry} then null else now() end,
-                       push_xid = case when {retry} then null else pg_current_xact_id() end,
-                       push_seq = case when {retry} then null else nextval('job_push_seq') end"""
-                .replace("{retry}", "({outcome} = 'FAILURE' and j.retry_policy is not null"
-                        + " and job_retries(j.retry_policy, j.attempt - j.releases, j.max_attempts, {error}))")
+                       pushed_at = case when {kept} then null else now() end,
+                       push_xid = case when {kept} then null else pg_current_xact_id() end,
+                       push_seq = case when {kept} then null else nextval('job_push_seq') end"""
+                .replace("{kept}", "({outcome} = 'FAILURE' and j.retry_policy is not null and ({retry}"
+                        + " or j.retry_policy @> '{\"onExhausted\": \"PARK\"}'))")
+                .replace("{retry}", "job_retries(j.retry_policy, j.attempt - j.releases, j.max_attempts, {error})")
                 .replace("{outcome}", outcome).replace("{result}", result).replace("{acquires}", acquires)
                 .replace("{dbUpdates}", dbUpdates).replace("{error}", error);
     }

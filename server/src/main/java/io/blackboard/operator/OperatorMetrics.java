@@ -126,6 +126,9 @@ class OperatorMetrics implements MeterBinder {
         Gauge.builder("blackboard.jobs", () -> current().block(block, CatalogEntry::scheduled))
                 .tags(tags).tag("status", "SCHEDULED").description("Jobs on the blackboard by status")
                 .register(registry);
+        Gauge.builder("blackboard.jobs", () -> current().block(block, CatalogEntry::parked))
+                .tags(tags).tag("status", "PARKED").description("Jobs on the blackboard by status")
+                .register(registry);
         Gauge.builder("blackboard.jobs", () -> current().block(block, CatalogEntry::polled))
                 .tags(tags).tag("status", "POLLED").description("Jobs on the blackboard by status")
                 .register(registry);

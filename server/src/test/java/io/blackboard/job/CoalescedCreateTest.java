@@ -53,11 +53,14 @@ class CoalescedCreateTest extends BlackboardTest {
             ids.add(id);
         }
         assertThat(ids).doesNotHaveDuplicates();
-        // one statement: the ten queued creates share their transaction's time
+        // the ten queued creates went together: the two held inserts free their slots at once
+        // and each slot's next statement takes what it finds queued, so one or two statements
+        // (the creates of one share their transaction's time), never one per create
         List<Long> queuedTogether = jdbc.sql("""
                 select count(*) from job where (payload ->> 'n')::int >= 2 group by created_at
                 """).query(Long.class).list();
-        assertThat(queuedTogether).containsExactly(10L);
+        assertThat(queuedTogether).hasSizeBetween(1, 2);
+        assertThat(queuedTogether.stream().mapToLong(Long::longValue).sum()).isEqualTo(10);
         assertThat(jdbc.sql("select count(*) from job_event where kind = 'CREATED'").query(Long.class).single())
                 .isEqualTo(12);
     }

@@ -1,5 +1,6 @@
 package io.blackboard.job;
 
+import static io.blackboard.job.JobStatus.PARKED;
 import static io.blackboard.job.JobStatus.PENDING;
 import static io.blackboard.job.JobStatus.POLLED;
 import static io.blackboard.job.JobStatus.PUSHED;
@@ -13,7 +14,8 @@ class JobStatusTest {
 
     private static final Map<JobStatus, Set<JobStatus>> ALLOWED = Map.of(
             PENDING, Set.of(POLLED, PUSHED),   // claim; cancel
-            POLLED, Set.of(PUSHED, PENDING),   // push, fail or cancel; re-queue or release
+            POLLED, Set.of(PUSHED, PENDING, PARKED), // push, fail or cancel; re-queue, release or retry; park
+            PARKED, Set.of(PENDING, PUSHED),   // re-run; discard or cancel
             PUSHED, Set.of());                 // final
 
     @Test

@@ -85,12 +85,13 @@ class SecurityConfiguration {
                         .requestMatchers(HttpMethod.POST, "/workers/{id}/ping", "/workers/{id}/unregister")
                         .access(sameWorker())
                         .requestMatchers(HttpMethod.GET, "/workers/{id}", "/workers/{id}/function-blocks",
-                                "/workers/{id}/jobs").access(sameWorker())
+                                "/workers/{id}/jobs", "/workers/{id}/events").access(sameWorker())
                         .requestMatchers(HttpMethod.POST, "/function-blocks/register", "/blackboard/job",
                                 "/blackboard/job/result", "/blackboard/job/results", "/blackboard/job/next")
                         .hasAnyRole(BOUND_WORKER, OPERATOR)
                         // the engine
-                        .requestMatchers(HttpMethod.POST, "/blackboard/jobs", "/blackboard/jobs/*/cancel").hasRole(ENGINE)
+                        .requestMatchers(HttpMethod.POST, "/blackboard/jobs", "/blackboard/jobs/*/cancel",
+                                "/blackboard/jobs/cancel").hasRole(ENGINE)
                         .requestMatchers(HttpMethod.GET, "/blackboard/**", "/function-blocks", "/function-blocks/**")
                         .hasAnyRole(ENGINE, OPERATOR)
                         // everything else is the operators': lists, deletes, cleanup, directives, metrics

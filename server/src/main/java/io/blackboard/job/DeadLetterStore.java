@@ -1,0 +1,97 @@
+package io.blackboard.job;
+
+import io.blackboard.platform.sql.SqlArrays;
+import java.util.Collection;
+import java.util.List;
+import java.util.UUID;
+import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.lang.Nullable;
+import org.springframework.stereotype.Component;
+
+/** Dead letters: the PARKED jobs, and the two ways out of PARKED an operator has. */
+@Component
+class DeadLetterStore {
+
+    /** Filters every dead-letter statement shares; a null filter matches all. */
+    private static final String MATCHING = """
+            j.status = 'PARKED'
+               and (cast(:ids as uuid[]) is null or j.id = any (cast(:ids as uuid[])))
+               and (cast(:functionBlockId as uuid) is null or j.function_block_id = :functionBlockId)
+               and (cast(:correlationId as text) is null or j.correlation_id = :correlationId)""";
+
+    /** Parked jobs in id (creation) order after the cursor, on the small {@code job_parked} index. */
+    static final String DEAD_LETTERS = "select " + JobRows.COLUMNS + " from job j where " + MATCHING + """
+
+               and (cast(:after as uuid) is null or j.id > :after)
+             order by j.id
+             limit :limit
+            """;
+
+    /**
+     * Re-runs up to {@code :batch} parked jobs: each becomes PENDING as a new attempt, with its
+     * retry policy's attempts again on top of those it spent (its errors and events kept), and
+     * a {@code RERUN} event.
+     */
+    static final String DEAD_LETTER_RERUN = """
+            with picked as materialized (
+                select id from job j where %s
+                 order by j.id
+                 limit :batch
+                   for update),
+            rerun as (
+                update job j
+                   set status = 'PENDING',
+                       max_attempts = least(10000, j.attempt - j.releases
+                                                   + coalesce((j.retry_policy ->> 'maxAttempts')::int, 1))
+                  from picked
+                 where j.id = picked.id and j.status = 'PARKED'
+                returning j.id, j.function_block_id, j.attempt),
+            events as (
+                insert into job_event (job_id, kind, attempt, actor, detail)
+                select id, 'RERUN', attempt, 'operator', 'a dead letter run again' from rerun)
+            select function_block_id from rerun
+            """.formatted(MATCHING);
+
+    /** Ends a parked job with the FAILURE it parked instead of: into the result feed, a {@code DISCARDED} event. */
+    static final String DEAD_LETTER_DISCARD = """
+            with discarded as (
+                update job j
+                   set status = 'PUSHED', outcome = 'FAILURE', failure_reason = 'WORKER_REPORTED', pushed_at = now(),
+                       push_xid = pg_current_xact_id(), push_seq = nextval('job_push_seq')
+                 where j.id = :id and j.status = 'PARKED'
+                returning j.id, j.attempt),
+            events as (
+                insert into job_event (job_id, kind, attempt, actor, detail)
+                select id, 'DISCARDED', attempt, 'operator', 'the dead letter ends as its FAILURE' from discarded)
+            select count(*) from discarded
+            """;
+
+    private final JdbcClient jdbc;
+
+    DeadLetterStore(JdbcClient jdbc) {
+        this.jdbc = jdbc;
+    }
+
+    /** Which parked jobs: these ids (null: any), of this block and correlation id (null: any). */
+    record Filter(@Nullable Collection<UUID> ids, @Nullable UUID functionBlockId, @Nullable String correlationId) {
+
+        JdbcClient.StatementSpec bind(JdbcClient.StatementSpec spec) {
+            return spec.param("ids", ids == null ? null : SqlArrays.uuids(ids))
+                    .param("functionBlockId", functionBlockId).param("correlationId", correlationId);
+        }
+    }
+
+    List<JobView> list(Filter filter, @Nullable UUID after, int limit) {
+        return filter.bind(jdbc.sql(DEAD_LETTERS)).param("after", after).param("limit", limit)
+                .query(JobRows::view).list();
+    }
+
+    /** The function block of each job re-run (one entry per job). */
+    List<UUID> rerun(Filter filter, int batch) {
+        return filter.bind(jdbc.sql(DEAD_LETTER_RERUN)).param("batch", batch).query(UUID.class).list();
+    }
+
+    boolean discard(UUID id) {
+        return jdbc.sql(DEAD_LETTER_DISCARD).param("id", id).query(Integer.class).single() == 1;
+    }
+}
