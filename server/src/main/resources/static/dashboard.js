@@ -9,9 +9,10 @@
     workers: 'operator/workers',
     blocks: 'function-blocks',
     failures: 'operator/failures?limit=25',
+    running: 'operator/running?limit=25',
   };
 
-  const view = { workers: [], blocks: [], failures: [], updatedAt: null, error: null, skewMs: 0 };
+  const view = { workers: [], blocks: [], failures: [], running: [], updatedAt: null, error: null, skewMs: 0 };
   const $ = (id) => document.getElementById(id);
 
   // ---- data -------------------------------------------------------------------------------
@@ -45,9 +46,9 @@
 
   async function refresh() {
     try {
-      const [workers, blocks, failures] = await Promise.all(
-        [SOURCES.workers, SOURCES.blocks, SOURCES.failures].map(getJson));
-      Object.assign(view, { workers, blocks, failures, updatedAt: Date.now(), error: null });
+      const [workers, blocks, failures, running] = await Promise.all(
+        [SOURCES.workers, SOURCES.blocks, SOURCES.failures, SOURCES.running].map(getJson));
+      Object.assign(view, { workers, blocks, failures, running, updatedAt: Date.now(), error: null });
     } catch (e) {
       view.error = e.message;
     }
@@ -203,6 +204,20 @@
       el('td', {}, flags));
   }
 
+  function runningRow(job) {
+    const progress = job.progressPercent == null ? el('span', { class: 'muted' }, 'no report')
+      : el('span', { title: job.progressAt || '' }, `${job.progressPercent}%`,
+        job.progressMessage ? el('div', { class: 'muted small' }, job.progressMessage) : null);
+    return el('tr', { data: { id: job.jobId } },
+      el('td', { title: job.polledAt }, ago(job.polledAt)),
+      el('td', { class: 'mono', title: job.jobId }, shortId(job.jobId),
+        el('div', { class: 'muted small' }, `attempt ${job.attempt}`)),
+      el('td', {}, job.functionBlock, ' ', el('span', { class: 'muted' }, job.version)),
+      el('td', { title: job.workerId || '' }, job.workerName || shortId(job.workerId)),
+      el('td', {}, progress),
+      el('td', { title: job.deadline }, job.deadline));
+  }
+
   function failureRow(failure) {
     return el('tr', { data: { id: failure.jobId } },
       el('td', { title: failure.pushedAt }, ago(failure.pushedAt)),
@@ -231,6 +246,8 @@
     fill('blocks', blocks.map(blockRow), 'No function blocks match', 7);
     fill('workers', workers.map(workerRow), 'No workers match', 7);
     fill('failures', failures.map(failureRow), 'No failures', 6);
+    fill('running', view.running.map(runningRow), 'No job is running', 6);
+    $('running-count').textContent = `${view.running.length} shown`;
     $('blocks-count').textContent = `${blocks.length} of ${view.blocks.length}`;
     $('workers-count').textContent = `${workers.length} of ${view.workers.length}`;
     $('failures-count').textContent = `latest ${view.failures.length}`;

@@ -91,7 +91,7 @@ class ClaimStore {
                    set status = 'POLLED', worker_id = :workerId, polled_at = now(),
                        deadline = least(now() + :timeoutMs * interval '1 millisecond',
                                         now() + j.execution_timeout_ms * interval '1 millisecond'),
-                       attempt = j.attempt + 1
+                       attempt = j.attempt + 1, progress_percent = null, progress_message = null, progress_at = null
                   from picked
                  where j.id = picked.id and j.status = 'PENDING'
                 returning j.*),

@@ -12,5 +12,7 @@ enum EventKind {
     /** An operator ran a dead letter again. */
     RERUN,
     /** An operator discarded a dead letter: it ended as its FAILURE. */
-    DISCARDED
+    DISCARDED,
+    /** The worker holding the job reported its progress. */
+    PROGRESS
 }

@@ -15,7 +15,7 @@ final class JobRows {
             j.created_at, j.polled_at, j.deadline, j.pushed_at, j.outcome, j.failure_reason,
             j.result::text as result, j.acquires::text as acquires, j.db_updates::text as db_updates,
             j.error::text as error, j.run_at, j.retry_policy::text as retry_policy, j.errors::text as errors,
-            j.execution_timeout_ms
+            j.execution_timeout_ms, j.progress_percent, j.progress_message, j.progress_at
             """;
 
     private JobRows() {
@@ -31,7 +31,9 @@ final class JobRows {
                 time(rs, "deadline"), time(rs, "pushed_at"), outcome(rs.getString("outcome")),
                 reason(rs.getString("failure_reason")), rs.getString("result"), rs.getString("acquires"),
                 rs.getString("db_updates"), rs.getString("error"), status == StoredStatus.SCHEDULED, time(rs, "run_at"),
-                rs.getString("retry_policy"), rs.getString("errors"), rs.getObject("execution_timeout_ms", Long.class));
+                rs.getString("retry_policy"), rs.getString("errors"), rs.getObject("execution_timeout_ms", Long.class),
+                rs.getObject("progress_percent", Integer.class), rs.getString("progress_message"),
+                time(rs, "progress_at"));
     }
 
 

@@ -29,9 +29,12 @@ class WorkerJobController {
     private final ClaimService claims;
     private final PushService pushes;
     private final NextService next;
+    private final ProgressReports progress;
     private final WorkerAccess access;
 
-    WorkerJobController(ClaimService claims, PushService pushes, NextService next, WorkerAccess access) {
+    WorkerJobController(ClaimService claims, PushService pushes, NextService next, ProgressReports progress,
+            WorkerAccess access) {
+        this.progress = progress;
         this.claims = claims;
         this.pushes = pushes;
         this.next = next;
@@ -71,6 +74,18 @@ class WorkerJobController {
     JobView push(@Valid @RequestBody PushRequest request) {
         access.requireMayActAs(request.workerId());
         return pushes.push(request);
+    }
+
+    @Operation(summary = "Report progress on a held job", description = "A percentage and a short message, on "
+            + "the job and in its events; it extends the job's lease as a ping listing it would (never past its "
+            + "execution timeout). Fenced as a push: only the live claim's worker, at its attempt. At most one "
+            + "report every 2 s per job is recorded; one sooner is answered with recorded false and changes "
+            + "nothing.")
+    @ApiResponse(responseCode = "409", description = "Not this worker's live claim")
+    @PostMapping("/blackboard/job/progress")
+    ProgressReports.Answer progress(@Valid @RequestBody ProgressRequest request) {
+        access.requireMayActAs(request.workerId());
+        return progress.report(request);
     }
 
     /** Many pushes of one worker at once; each item is answered with its own status. */

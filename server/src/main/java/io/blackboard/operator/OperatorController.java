@@ -33,6 +33,13 @@ class OperatorController {
         return operator.workers(state == null ? null : WorkerState.parse(state));
     }
 
+    @Operation(summary = "Jobs running now", description = "POLLED jobs, the nearest deadline first, with "
+            + "their worker and the progress it last reported.")
+    @GetMapping("/running")
+    List<RunningJob> running(@RequestParam(defaultValue = "50") @Min(1) @Max(500) int limit) {
+        return operator.running(limit);
+    }
+
     @Operation(summary = "Recent failures", description = "FAILURE jobs, newest first, with block, worker, reason "
             + "(WORKER_REPORTED, STUCK_TIMEOUT, WORKER_OFFLINE, WORKER_DELETED) and error; reason= and "
             + "functionBlockId= filter.")

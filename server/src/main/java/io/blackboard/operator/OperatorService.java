@@ -34,6 +34,10 @@ class OperatorService {
     }
 
     @Transactional(readOnly = true)
+    List<RunningJob> running(int limit) {
+        return store.running(limit);
+    }
+
     List<Failure> failures(@Nullable String reason, @Nullable UUID functionBlockId, int limit) {
         String wanted = reason == null ? null : reason.toUpperCase(Locale.ROOT);
         if (wanted != null && Arrays.stream(FailureReason.values()).noneMatch(known -> known.name().equals(wanted))) {

@@ -36,6 +36,19 @@ class OperatorStore {
              limit :limit
             """;
 
+    /** Jobs held now, the nearest deadline first, on the deadline index of POLLED jobs. */
+    static final String JOB_RUNNING = """
+            select j.id, j.function_block_id, fb.name as function_block, fb.version, j.attempt, j.worker_id,
+                   w.name as worker_name, j.polled_at, j.deadline, j.progress_percent, j.progress_message,
+                   j.progress_at
+              from job j
+              join function_block fb on fb.id = j.function_block_id
+              left join worker w on w.id = j.worker_id
+             where j.status = 'POLLED'
+             order by j.deadline, j.id
+             limit :limit
+            """;
+
     private final JdbcClient jdbc;
 
     OperatorStore(JdbcClient jdbc) {
@@ -53,6 +66,17 @@ class OperatorStore {
                 .list().stream()
                 .collect(Collectors.groupingBy(Registration::workerId, LinkedHashMap::new,
                         Collectors.mapping(Registration::block, Collectors.toList())));
+    }
+
+    List<RunningJob> running(int limit) {
+        return jdbc.sql(JOB_RUNNING).param("limit", limit)
+                .query((rs, n) -> new RunningJob(rs.getObject("id", UUID.class),
+                        rs.getObject("function_block_id", UUID.class), rs.getString("function_block"),
+                        rs.getString("version"), rs.getInt("attempt"), rs.getObject("worker_id", UUID.class),
+                        rs.getString("worker_name"), rs.getObject("polled_at", OffsetDateTime.class),
+                        rs.getObject("deadline", OffsetDateTime.class), rs.getObject("progress_percent", Integer.class),
+                        rs.getString("progress_message"), rs.getObject("progress_at", OffsetDateTime.class)))
+                .list();
     }
 
     List<Failure> recentFailures(@Nullable String reason, @Nullable UUID functionBlockId, int limit) {

@@ -87,7 +87,8 @@ class SecurityConfiguration {
                         .requestMatchers(HttpMethod.GET, "/workers/{id}", "/workers/{id}/function-blocks",
                                 "/workers/{id}/jobs", "/workers/{id}/events").access(sameWorker())
                         .requestMatchers(HttpMethod.POST, "/function-blocks/register", "/blackboard/job",
-                                "/blackboard/job/result", "/blackboard/job/results", "/blackboard/job/next")
+                                "/blackboard/job/result", "/blackboard/job/results", "/blackboard/job/next",
+                                "/blackboard/job/progress")
                         .hasAnyRole(BOUND_WORKER, OPERATOR)
                         // the engine
                         .requestMatchers(HttpMethod.POST, "/blackboard/jobs", "/blackboard/jobs/*/cancel",
