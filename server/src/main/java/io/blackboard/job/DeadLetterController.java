@@ -48,6 +48,7 @@ class DeadLetterController {
 
     @Operation(summary = "Run a dead letter again", description = "A new attempt, PENDING, with its retry "
             + "policy's attempts again; its errors and events are kept.")
+    @ApiResponse(responseCode = "200", description = "The job, PENDING")
     @ApiResponse(responseCode = "409", description = "The job is not parked")
     @PostMapping("/{id}/rerun")
     JobView rerun(@PathVariable UUID id) {
@@ -64,6 +65,7 @@ class DeadLetterController {
 
     @Operation(summary = "Discard a dead letter", description = "It ends as the FAILURE it parked instead of, "
             + "and reaches the result feed.")
+    @ApiResponse(responseCode = "200", description = "The job, PUSHED with its FAILURE")
     @ApiResponse(responseCode = "409", description = "The job is not parked")
     @PostMapping("/{id}/discard")
     JobView discard(@PathVariable UUID id) {

@@ -28,13 +28,17 @@ class DeadLetterStore {
             """;
 
     /**
-     * Re-runs up to {@code :batch} parked jobs: each becomes PENDING as a new attempt, with its
-     * retry policy's attempts again on top of those it spent (its errors and events kept), and
-     * a {@code RERUN} event.
+     * Re-runs up to {@code :batch} parked jobs after {@code :after} in id order (so a re-run of
+     * many never takes a job it re-ran that parked again): each becomes PENDING as a new attempt,
+     * with its retry policy's attempts again on top of those it spent (its errors and events
+     * kept), and a {@code RERUN} event. A job that has spent the most attempts a job may
+     * (10,000) stays parked.
      */
     static final String DEAD_LETTER_RERUN = """
             with picked as materialized (
                 select id from job j where %s
+                   and (cast(:after as uuid) is null or j.id > :after)
+                   and j.attempt - j.releases < 10000
                  order by j.id
                  limit :batch
                    for update),
@@ -49,7 +53,7 @@ class DeadLetterStore {
             events as (
                 insert into job_event (job_id, kind, attempt, actor, detail)
                 select id, 'RERUN', attempt, 'operator', 'a dead letter run again' from rerun)
-            select function_block_id from rerun
+            select id, function_block_id from rerun order by id
             """.formatted(MATCHING);
 
     /** Ends a parked job with the FAILURE it parked instead of: into the result feed, a {@code DISCARDED} event. */
@@ -86,9 +90,14 @@ class DeadLetterStore {
                 .query(JobRows::view).list();
     }
 
-    /** The function block of each job re-run (one entry per job). */
-    List<UUID> rerun(Filter filter, int batch) {
-        return filter.bind(jdbc.sql(DEAD_LETTER_RERUN)).param("batch", batch).query(UUID.class).list();
+    /** One job re-run, and its function block. */
+    record Rerun(UUID id, UUID functionBlockId) {
+    }
+
+    List<Rerun> rerun(Filter filter, @Nullable UUID after, int batch) {
+        return filter.bind(jdbc.sql(DEAD_LETTER_RERUN)).param("after", after).param("batch", batch)
+                .query((rs, n) -> new Rerun(rs.getObject("id", UUID.class), rs.getObject("function_block_id", UUID.class)))
+                .list();
     }
 
     boolean discard(UUID id) {

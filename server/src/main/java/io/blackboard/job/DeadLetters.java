@@ -71,14 +71,17 @@ class DeadLetters {
 
     private int rerun(DeadLetterStore.Filter filter) {
         int total = 0;
-        List<UUID> batch;
+        UUID after = null;
+        List<DeadLetterStore.Rerun> batch;
         do {
+            UUID from = after;
             batch = tx.execute(status -> {
-                List<UUID> blocks = store.rerun(filter, BATCH);
-                signals.pendingAgain(blocks); // wakes parked polls once this commits
-                return blocks;
+                List<DeadLetterStore.Rerun> rerun = store.rerun(filter, from, BATCH);
+                signals.pendingAgain(rerun.stream().map(DeadLetterStore.Rerun::functionBlockId).toList());
+                return rerun;
             });
             total += batch.size();
+            after = batch.isEmpty() ? after : batch.getLast().id();
         } while (!batch.isEmpty());
         if (total > 0) {
             log.info("{} dead letters run again ({})", total, filter);

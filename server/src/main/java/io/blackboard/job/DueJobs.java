@@ -29,6 +29,8 @@ class DueJobs implements SmartLifecycle {
     static final int BATCH = 1_000;
     /** How often the next due time is read again without being told (jobs other replicas scheduled). */
     static final long RECHECK_NANOS = TimeUnit.SECONDS.toNanos(10);
+    /** The least wait when due jobs were there but held by others, so the loop does not spin. */
+    private static final long LOCKED_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
     /** After a failure (database away), the next try. */
     private static final long RETRY_NANOS = TimeUnit.SECONDS.toNanos(1);
 
@@ -83,10 +85,13 @@ class DueJobs implements SmartLifecycle {
             if (told || now - nextDue >= 0 || now - nextRead >= 0) {
                 told = false;
                 try {
-                    makeDue();
+                    int made = makeDue();
                     Optional<Long> until = store.millisUntilNextDue();
                     now = System.nanoTime();
-                    nextDue = until.map(ms -> System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(Math.max(0, ms)))
+                    // due but not made due: another replica (or a cancel) holds the rows; look again shortly
+                    long least = made == 0 ? LOCKED_NANOS : 0;
+                    long at = now;
+                    nextDue = until.map(ms -> at + Math.max(least, TimeUnit.MILLISECONDS.toNanos(Math.max(0, ms))))
                             .orElse(now + RECHECK_NANOS);
                     nextRead = now + RECHECK_NANOS;
                 } catch (RuntimeException e) {

@@ -76,7 +76,9 @@ class JobMetrics {
 
     void claimed(List<JobView> jobs) {
         claimed.increment(jobs.size());
-        jobs.forEach(job -> queueWait.record(between(job.createdAt(), job.polledAt())));
+        // a scheduled job, or a retry, waits in the queue from its time on, not from its creation
+        jobs.forEach(job -> queueWait.record(between(job.runAt() != null && job.runAt().isAfter(job.createdAt())
+                ? job.runAt() : job.createdAt(), job.polledAt())));
     }
 
     void pushed(JobView job) {

@@ -221,6 +221,9 @@ class JobService {
         if (job.runAt() != null && job.delayMs() != null) {
             throw new BadRequest(where + "runAt and delayMs: give one of them, not both");
         }
+        if (job.runAt() != null && (job.runAt().getYear() < 1 || job.runAt().getYear() > 9999)) {
+            throw new BadRequest(where + "runAt must be a time between the years 1 and 9999");
+        }
         RetryPolicy policy = retryPolicy(job, block, where);
         Map<String, Object> row = new LinkedHashMap<>();
         row.put("ord", ord);
@@ -295,8 +298,10 @@ class JobService {
 
     /**
      * Cancels every job not yet ended that matches the filter, each as {@link #cancel} would,
-     * in transactions of {@link #CANCEL_BATCH} jobs, and answers how many. A job a concurrent
-     * claim creates the POLLED state of is waited for and cancelled; one pushed first stays.
+     * in transactions of {@link #CANCEL_BATCH} jobs, and answers how many. Rows a concurrent claim
+     * or push holds are skipped by the batches and then cancelled one at a time, waiting for each:
+     * a job being claimed is cancelled once its claim commits (its worker told in its next ping),
+     * and one whose push commits first keeps its result.
      */
     int cancelMatching(CancelRequest filter) {
         if (filter.correlationId() == null && filter.functionBlockId() == null && filter.workerId() == null
@@ -311,17 +316,32 @@ class JobService {
                     case PUSHED -> throw new BadRequest("status: a PUSHED job has ended; cancel PENDING or POLLED jobs");
                 };
         int total = 0;
-        int batch;
+        List<UUID> left;
         do {
-            batch = tx.execute(status -> {
-                int cancelled = store.cancelMatching(filter, statuses, CANCEL_BATCH);
-                if (cancelled > 0) {
-                    signals.pushed();
-                }
-                return cancelled;
-            });
-            total += batch;
-        } while (batch > 0); // not "== CANCEL_BATCH": a job pushed while the batch waited for it leaves it short
+            int batch;
+            do {
+                batch = tx.execute(status -> {
+                    int cancelled = store.cancelMatching(filter, statuses, CANCEL_BATCH);
+                    if (cancelled > 0) {
+                        signals.pushed();
+                    }
+                    return cancelled;
+                });
+                total += batch;
+            } while (batch > 0); // not "== CANCEL_BATCH": rows held elsewhere leave a batch short
+            // what the batches skipped, each in a transaction of its own that holds no other row
+            left = store.leftToCancel(filter, statuses, CANCEL_BATCH);
+            for (UUID id : left) {
+                Boolean cancelled = tx.execute(status -> {
+                    boolean done = store.cancel(id);
+                    if (done) {
+                        signals.pushed();
+                    }
+                    return done;
+                });
+                total += Boolean.TRUE.equals(cancelled) ? 1 : 0;
+            }
+        } while (!left.isEmpty());
         if (total > 0) {
             metrics.cancelled(total);
             log.info("{} jobs cancelled ({})", total, filter);

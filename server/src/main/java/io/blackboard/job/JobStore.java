@@ -56,16 +56,19 @@ class JobStore {
      * Which job each keyed input names now, and whether it is the same job as the one asked for.
      * A create that named its function block by name and versions is the same job on any block
      * it matched ({@code block_choices}): a newer version registered since must not make it a
-     * conflict.
+     * conflict. What the server changes on its own is not compared: a retry moves {@code run_at}
+     * (once the job has been claimed), a dead letter's re-run raises {@code max_attempts} (its
+     * policy, compared whole, holds the maxAttempts asked for).
      */
     static final String JOB_MATCH_IDEMPOTENCY_KEYS = """
             select x.ord, j.id,
                    ((j.function_block_id = x.function_block_id or j.function_block_id = any (x.block_choices)) and j.type = x.type and j.payload = x.payload
-                    and j.priority = x.priority and j.max_attempts = x.max_attempts and j.selector = x.selector
+                    and j.priority = x.priority and j.selector = x.selector
+                    and (j.max_attempts = x.max_attempts or j.retry_policy is not null)
                     and j.correlation_id is not distinct from x.correlation_id
                     and j.retry_policy is not distinct from x.retry_policy
                     and j.execution_timeout_ms is not distinct from x.execution_timeout_ms
-                    and (x.run_at is null or j.run_at = x.run_at)) as same
+                    and (x.run_at is null or j.run_at = x.run_at or j.attempt > 0)) as same
               from %s
               join job j on j.idempotency_key = x.idempotency_key
             """.formatted(INPUT);
@@ -98,22 +101,25 @@ class JobStore {
             select count(*) from cancelled
             """;
 
+    /** The jobs not yet ended that match every filter of a bulk cancel given (null: any). */
+    private static final String CANCEL_FILTER = """
+            j.status = any (cast(:statuses as text[]))
+                   and (cast(:correlationId as text) is null or j.correlation_id = :correlationId)
+                   and (cast(:functionBlockId as uuid) is null or j.function_block_id = :functionBlockId)
+                   and (cast(:workerId as uuid) is null or j.worker_id = :workerId)""";
+
     /**
-     * Cancels up to {@code :batch} jobs not yet ended that match every filter given (null: any),
-     * each as {@link #JOB_CANCEL} cancels one, in id order. It waits for rows a claim or a push
-     * holds rather than skipping them, so a job being claimed now is cancelled once that commits
-     * (its worker told in its next ping) and a push that commits first stands.
+     * Cancels up to {@code :batch} matching jobs, each as {@link #JOB_CANCEL} cancels one. It
+     * skips rows another transaction holds (a claim, a push): waiting for them while holding the
+     * rows it took could deadlock with a batch push that locks in another order. What it
+     * skipped, {@link #JOB_CANCEL_MATCHING_LEFT} finds, to be cancelled one at a time.
      */
     static final String JOB_CANCEL_MATCHING = """
             with picked as materialized (
                 select id from job j
-                 where j.status = any (cast(:statuses as text[]))
-                   and (cast(:correlationId as text) is null or j.correlation_id = :correlationId)
-                   and (cast(:functionBlockId as uuid) is null or j.function_block_id = :functionBlockId)
-                   and (cast(:workerId as uuid) is null or j.worker_id = :workerId)
-                 order by j.id
+                 where %s
                  limit :batch
-                   for update),
+                   for update skip locked),
             cancelled as (
                 update job j
                    set status = 'PUSHED', outcome = 'CANCELLED', pushed_at = now(),
@@ -125,7 +131,10 @@ class JobStore {
                 insert into job_event (job_id, kind, attempt, worker_id, actor, detail)
                 select id, 'CANCELLED', attempt, worker_id, 'engine', 'bulk cancel' from cancelled)
             select count(*) from cancelled
-            """;
+            """.formatted(CANCEL_FILTER);
+
+    /** Matching jobs still not ended: those the skip-locked batches passed over. */
+    static final String JOB_CANCEL_MATCHING_LEFT = "select j.id from job j where " + CANCEL_FILTER + " limit :batch";
 
     /** Function blocks whose contract is kept; a deployment has tens or hundreds. */
     private static final int MAX_KNOWN_BLOCKS = 1_000;
@@ -216,10 +225,19 @@ class JobStore {
 
     /** One batch of a bulk cancel: how many it cancelled. */
     int cancelMatching(CancelRequest filter, List<String> statuses, int batch) {
-        return jdbc.sql(JOB_CANCEL_MATCHING).param("statuses", statuses.toArray(String[]::new))
-                .param("correlationId", filter.correlationId()).param("functionBlockId", filter.functionBlockId())
-                .param("workerId", filter.workerId()).param("batch", batch)
-                .query(Integer.class).single();
+        return bindCancel(jdbc.sql(JOB_CANCEL_MATCHING), filter, statuses, batch).query(Integer.class).single();
+    }
+
+    /** Matching jobs that are still not ended, up to {@code batch}. */
+    List<UUID> leftToCancel(CancelRequest filter, List<String> statuses, int batch) {
+        return bindCancel(jdbc.sql(JOB_CANCEL_MATCHING_LEFT), filter, statuses, batch).query(UUID.class).list();
+    }
+
+    private static JdbcClient.StatementSpec bindCancel(JdbcClient.StatementSpec spec, CancelRequest filter,
+            List<String> statuses, int batch) {
+        return spec.param("statuses", statuses.toArray(String[]::new)).param("correlationId", filter.correlationId())
+                .param("functionBlockId", filter.functionBlockId()).param("workerId", filter.workerId())
+                .param("batch", batch);
     }
 
     /** Jobs matching the filter in creation order, after the keyset cursor, at most {@code limit}. */

@@ -72,7 +72,9 @@ class PushStore {
 
     /**
      * What a push writes on the job it lands on, given its outcome and documents as SQL. A
-     * FAILURE is added to the job's {@code errors}. A FAILURE under a retry policy is kept
+     * FAILURE is added to the job's {@code errors}, with the {@code acquires} and {@code dbUpdates}
+     * it reported (what a retried attempt took or changed must still reach the engine's rollback;
+     * the job keeps the latest attempt's too). A FAILURE under a retry policy is kept
      * unended ({@code kept}) when the policy retries it ({@code job_retries},
      * V8__scheduled_jobs_and_retries.sql: back as SCHEDULED for the backoff of
      * {@code job_backoff}, keeping its attempt count) or, when it is final, parks dead letters
@@ -85,12 +87,12 @@ class PushStore {
                                 else 'PUSHED' end,
                        outcome = case when {kept} then null else {outcome} end,
                        failure_reason = case when {outcome} = 'FAILURE' and not {kept} then 'WORKER_REPORTED' end,
-                       result = case when {kept} then null else {result} end,
-                       acquires = case when {kept} then null else {acquires} end,
-                       db_updates = case when {kept} then null else {dbUpdates} end,
+                       result = {result}, acquires = {acquires}, db_updates = {dbUpdates},
                        error = {error},
-                       errors = case when {outcome} = 'FAILURE' then j.errors || jsonb_build_array(jsonb_build_object(
-                                'attempt', j.attempt, 'workerId', j.worker_id, 'error', {error}, 'at', now()))
+                       errors = case when {outcome} = 'FAILURE' then j.errors || jsonb_build_array(jsonb_strip_nulls(
+                                jsonb_build_object('attempt', j.attempt, 'workerId', j.worker_id, 'at', now(),
+                                                   'acquires', {acquires}, 'dbUpdates', {dbUpdates}))
+                                || jsonb_build_object('error', {error}))
                                 else j.errors end,
                        worker_id = case when {kept} then null else j.worker_id end,
                        polled_at = case when {kept} then null else j.polled_at end,
@@ -125,14 +127,16 @@ class PushStore {
                            select 1 from jsonb_array_elements(j.errors) e
                             where :outcome = 'FAILURE' and e ->> 'workerId' = cast(:workerId as text)
                               and (e ->> 'attempt')::int = coalesce(cast(:attempt as integer), (e ->> 'attempt')::int)
-                              and not coalesce(j.failure_reason = 'WORKER_REPORTED' and (e ->> 'attempt')::int = j.attempt, false)
+                              and not coalesce(j.worker_id is not null and j.failure_reason = 'WORKER_REPORTED'
+                                               and (e ->> 'attempt')::int = j.attempt, false)
                               and e -> 'error' is not distinct from coalesce(cast(:error as jsonb), 'null'::jsonb))
                            as retried_repeat,
                        exists (
                            select 1 from jsonb_array_elements(j.errors) e
                             where e ->> 'workerId' = cast(:workerId as text)
                               and (e ->> 'attempt')::int = coalesce(cast(:attempt as integer), (e ->> 'attempt')::int)
-                              and not coalesce(j.failure_reason = 'WORKER_REPORTED' and (e ->> 'attempt')::int = j.attempt, false))
+                              and not coalesce(j.worker_id is not null and j.failure_reason = 'WORKER_REPORTED'
+                                               and (e ->> 'attempt')::int = j.attempt, false))
                            as retried_mine
                   from job j where j.id = :jobId)
             select status, attempt, outcome, failure_reason,

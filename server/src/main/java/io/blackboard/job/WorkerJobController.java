@@ -81,6 +81,7 @@ class WorkerJobController {
             + "execution timeout). Fenced as a push: only the live claim's worker, at its attempt. At most one "
             + "report every 2 s per job is recorded; one sooner is answered with recorded false and changes "
             + "nothing.")
+    @ApiResponse(responseCode = "200", description = "Recorded, or (recorded false) within 2 s of the last report")
     @ApiResponse(responseCode = "409", description = "Not this worker's live claim")
     @PostMapping("/blackboard/job/progress")
     ProgressReports.Answer progress(@Valid @RequestBody ProgressRequest request) {

@@ -38,6 +38,7 @@ class OperatorService {
         return store.running(limit);
     }
 
+    @Transactional(readOnly = true)
     List<Failure> failures(@Nullable String reason, @Nullable UUID functionBlockId, int limit) {
         String wanted = reason == null ? null : reason.toUpperCase(Locale.ROOT);
         if (wanted != null && Arrays.stream(FailureReason.values()).noneMatch(known -> known.name().equals(wanted))) {

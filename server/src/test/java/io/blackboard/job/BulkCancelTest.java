@@ -20,6 +20,9 @@ class BulkCancelTest extends BlackboardTest {
 
     private final ExecutorService pool = Executors.newVirtualThreadPerTaskExecutor();
 
+    @org.springframework.beans.factory.annotation.Autowired
+    javax.sql.DataSource dataSource;
+
     @AfterEach
     void stopPool() {
         pool.shutdownNow();
@@ -89,6 +92,25 @@ class BulkCancelTest extends BlackboardTest {
                 .isEqualTo(JobService.CANCEL_BATCH + 250);
         assertThat(jdbc.sql("select count(*) from job_event where kind = 'CANCELLED'").query(Long.class).single())
                 .isEqualTo(JobService.CANCEL_BATCH + 250);
+    }
+
+    /** A row held by another transaction (a claim or push in flight) is waited for, not left running. */
+    @Test
+    void aJobHeldElsewhereIsCancelledOnceItIsFree() throws Exception {
+        workerServingEcho(Map.of());
+        UUID held = createJob(echo, Map.of("correlationId", "wf-3"));
+        UUID free = createJob(echo, Map.of("correlationId", "wf-3"));
+
+        Future<Api.Response> cancel;
+        try (io.blackboard.RowLock lock = io.blackboard.RowLock.hold(dataSource, "job", held)) {
+            cancel = pool.submit(() -> api.post("/blackboard/jobs/cancel", Map.of("correlationId", "wf-3")));
+            Thread.sleep(300);
+            assertThat(cancel.isDone()).as("waits for the held row").isFalse();
+            assertThat(job(free).get("outcome").asString()).as("the rest is cancelled meanwhile")
+                    .isEqualTo("CANCELLED");
+        }
+        assertThat(cancel.get().at("/cancelled").asInt()).isEqualTo(2);
+        assertThat(job(held).get("outcome").asString()).isEqualTo("CANCELLED");
     }
 
     /** Workers claiming and pushing while the engine aborts the run: every job ends once, pushed or cancelled. */

@@ -113,6 +113,8 @@ class DeadLetterTest extends BlackboardTest {
         JsonNode feed = api.get("/blackboard/results?limit=100").body().get("results");
         assertThat(feed.valueStream().map(BlackboardTest::id).toList()).containsExactly(id);
         assertProblem(api.post("/blackboard/dead-letters/" + id + "/discard", null), 409, "PUSHED");
+        assertThat(fail(id, 2, Map.of("code", "E2")).status()).as("the worker's push again, after a lost answer")
+                .isEqualTo(200);
         assertProblem(api.post("/blackboard/dead-letters/" + id + "/rerun", null), 409, "not a dead letter");
     }
 

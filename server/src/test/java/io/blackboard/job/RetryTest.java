@@ -233,6 +233,53 @@ class RetryTest extends BlackboardTest {
         }
     }
 
+    @Test
+    void aRetriedFailureKeepsWhatItAcquiredForTheEnginesRollback() {
+        workerServingEcho(Map.of());
+        UUID id = createJob(echo, Map.of("retryPolicy", POLICY));
+        claim(worker, 1);
+
+        Api.Response retried = push(id, worker, Map.of("attempt", 1, "status", "FAILURE", "error", Map.of("code", "E"),
+                "acquires", Map.of("locks", List.of("r1")), "dbUpdates", Map.of("vlan", 10)));
+
+        assertThat(retried.at("/scheduled").asBoolean()).isTrue();
+        JsonNode entry = job(id).get("errors").get(0);
+        assertThat(entry.at("/acquires/locks/0").asString()).isEqualTo("r1");
+        assertThat(entry.at("/dbUpdates/vlan").asInt()).isEqualTo(10);
+        assertThat(job(id).at("/acquires/locks/0").asString()).as("the latest attempt's, on the job").isEqualTo("r1");
+    }
+
+    @Test
+    void aKeyedCreateRepeatedAfterARetryIsTheSameJob() {
+        workerServingEcho(Map.of());
+        Map<String, Object> create = Map.of("functionBlockId", echo, "type", "EXECUTE", "idempotencyKey", "wf/1",
+                "retryPolicy", POLICY, "runAt", OffsetDateTime.now().minusSeconds(1).toString());
+        UUID id = UUID.fromString(api.post("/blackboard/jobs", create).at("/id").asString());
+        claim(worker, 1);
+        fail(id, 1, Map.of());
+
+        Api.Response again = api.post("/blackboard/jobs", create);
+
+        assertThat(again.status()).as(again.toString()).isEqualTo(200);
+        assertThat(again.at("/id").asString()).isEqualTo(id.toString());
+    }
+
+    @Test
+    void aBackoffPastWhatAFloatHoldsIsTheMaxInterval() {
+        workerServingEcho(Map.of());
+        UUID id = createJob(echo, Map.of("retryPolicy", Map.of("maxAttempts", 100, "multiplier", 10.0,
+                "initialIntervalMs", 1000, "maxIntervalMs", 60_000)));
+        // as if re-run as a dead letter many times: attempt 500 of 1,000
+        jdbc.sql("update job set attempt = 499, max_attempts = 1000 where id = :id").param("id", id).update();
+        claim(worker, 1);
+        OffsetDateTime failedAt = databaseNow();
+
+        Api.Response retried = fail(id, 500, Map.of());
+
+        assertThat(retried.status()).as(retried.toString()).isEqualTo(200);
+        assertThat(secondsAfter(failedAt, retried.at("/runAt"))).isCloseTo(60, within(2.0));
+    }
+
     private Api.Response create(Map<String, Object> policy) {
         return api.post("/blackboard/jobs", Map.of("functionBlockId", echo, "type", "EXECUTE", "retryPolicy", policy));
     }

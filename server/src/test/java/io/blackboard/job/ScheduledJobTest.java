@@ -101,6 +101,8 @@ class ScheduledJobTest extends BlackboardTest {
                 "delayMs", CreateJob.MAX_DELAY_MS + 1)), 400, "delayMs");
         assertThat(api.post("/blackboard/jobs", Map.of("functionBlockId", echo, "type", "EXECUTE",
                 "runAt", "tomorrow")).status()).isEqualTo(400);
+        assertProblem(api.post("/blackboard/jobs", Map.of("functionBlockId", echo, "type", "EXECUTE",
+                "runAt", "+300000-01-01T00:00:00Z")), 400, "runAt");
         assertThat(jdbc.sql("select count(*) from job").query(Long.class).single()).isZero();
     }
 

@@ -58,7 +58,8 @@ class ApiDocsTest extends IntegrationTest {
                 .contains("live claim");
         assertThat(docs.at("/paths/~1workers~1register/post/requestBody/content/application~1json/example/name")
                 .asString()).isEqualTo("cisco-worker");
-        assertThat(docs.at("/components/schemas/JobView/properties/status/enum").size()).isEqualTo(3);
+        assertThat(docs.at("/components/schemas/JobView/properties/status/enum").size())
+                .as("PENDING, POLLED, PARKED, PUSHED").isEqualTo(4);
         assertThat(docs.at("/components/schemas/ProblemDetail/properties/detail").isMissingNode()).isFalse();
     }
 
