@@ -1,11 +1,14 @@
 package io.blackboard.worker;
 
+import io.blackboard.platform.security.WorkerAccess;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.media.Content;
 import io.swagger.v3.oas.annotations.media.ExampleObject;
 import io.swagger.v3.oas.annotations.responses.ApiResponse;
 import io.swagger.v3.oas.annotations.tags.Tag;
 import jakarta.validation.Valid;
+import jakarta.validation.constraints.Max;
+import jakarta.validation.constraints.Min;
 import java.net.URI;
 import java.time.Duration;
 import java.util.List;
@@ -29,23 +32,36 @@ class WorkerController {
 
     private final WorkerService workers;
     private final WorkerDirectory directory;
+    private final WorkerHistory history;
     private final WorkerProperties properties;
+    private final WorkerAccess access;
 
-    WorkerController(WorkerService workers, WorkerDirectory directory, WorkerProperties properties) {
+    WorkerController(WorkerService workers, WorkerDirectory directory, WorkerHistory history,
+            WorkerProperties properties, WorkerAccess access) {
         this.directory = directory;
         this.workers = workers;
+        this.history = history;
         this.properties = properties;
+        this.access = access;
+    }
+
+    /** Who makes this change, for the worker's history. */
+    private Actor actor() {
+        return access.callerIsOperator() ? Actor.OPERATOR : Actor.WORKER;
     }
 
     @Operation(summary = "Register a worker", description = "Answers the worker with its new id; it is ONLINE "
-            + "with directive RUN. Register its function blocks next, then ping every pingIntervalMs.")
+            + "with directive RUN. Register its function blocks next, then ping every pingIntervalMs. A worker "
+            + "registering again after the server deleted it may name its old id as previousWorkerId: each "
+            + "history then names the other.")
     @ApiResponse(responseCode = "201", description = "Registered")
+    @ApiResponse(responseCode = "409", description = "previousWorkerId names a worker that is not deleted")
     @io.swagger.v3.oas.annotations.parameters.RequestBody(content = @Content(examples = @ExampleObject(value = """
             {"name": "cisco-worker", "hostname": "site-a-01", "ip": "10.0.0.7", "pid": 4242, "version": "1.4.0",
              "labels": {"site": "a", "vendor": "cisco"}, "concurrency": 2}""")))
     @PostMapping("/register")
     ResponseEntity<RegisteredWorker> register(@Valid @RequestBody RegisterWorker request) {
-        RegisteredWorker registered = workers.register(request);
+        RegisteredWorker registered = workers.register(request, actor());
         return ResponseEntity.created(URI.create("/workers/" + registered.worker().id())).body(registered);
     }
 
@@ -64,7 +80,7 @@ class WorkerController {
             + "(or re-queued where safe) with WORKER_OFFLINE. Function blocks are kept; a later ping brings it back.")
     @PostMapping("/{id}/unregister")
     WorkerView unregister(@PathVariable UUID id) {
-        return workers.unregister(id);
+        return workers.unregister(id, actor());
     }
 
     @Operation(summary = "List workers", description = "Registration order. state= filters (any case); "
@@ -86,6 +102,21 @@ class WorkerController {
     @GetMapping("/{id}")
     WorkerView get(@PathVariable UUID id) {
         return directory.find(id);
+    }
+
+    @Operation(summary = "A worker's history", description = "Every change of its state, directive or existence "
+            + "(REGISTERED, ONLINE, UNREACHABLE, OFFLINE, DIRECTIVE, DELETED, REREGISTERED), oldest first, each with "
+            + "the state and directive it left (fromState, fromDirective, where it changed them) and led to, who made "
+            + "it (worker, operator or sweeper), why, and the database's time. Pings that change nothing are not in "
+            + "it. A deleted worker's history stays readable; events are kept for WORKER_EVENT_RETENTION. Follow "
+            + "'next' as 'after' for the next page; null on the last.")
+    @ApiResponse(responseCode = "200", description = "A page of events")
+    @ApiResponse(responseCode = "400", description = "A cursor this server did not return, or a limit outside 1-1000")
+    @ApiResponse(responseCode = "404", description = "No worker was ever registered with this id")
+    @GetMapping("/{id}/events")
+    WorkerEventPage events(@PathVariable UUID id, @RequestParam(required = false) @Nullable String after,
+            @RequestParam(defaultValue = "100") @Min(1) @Max(1000) int limit) {
+        return history.page(id, after == null ? null : WorkerEventPage.Cursor.decode(after), limit);
     }
 
     @Operation(summary = "Soft-delete a worker", description = "Its POLLED jobs are failed with WORKER_DELETED "
@@ -110,12 +141,12 @@ class WorkerController {
             + "than WORKER_OFFLINE_DELETE_THRESHOLD_MS; answers how many.")
     @PostMapping("/cleanup")
     CleanupResult cleanup() {
-        return new CleanupResult(workers.deleteOffline(properties.offlineDeleteThreshold()));
+        return new CleanupResult(workers.deleteOffline(properties.offlineDeleteThreshold(), Actor.OPERATOR, "cleanup"));
     }
 
     @Operation(summary = "Delete every OFFLINE worker", description = "Answers how many were soft-deleted.")
     @PostMapping("/cleanup-offline")
     CleanupResult cleanupOffline() {
-        return new CleanupResult(workers.deleteOffline(Duration.ZERO));
+        return new CleanupResult(workers.deleteOffline(Duration.ZERO, Actor.OPERATOR, "cleanup-offline"));
     }
 }

@@ -45,6 +45,12 @@ public class WorkerDirectory {
         }
     }
 
+    /** Whether the worker is registered and not deleted. */
+    @Transactional(readOnly = true)
+    boolean isRegistered(UUID id) {
+        return store.live(id).orElse(false);
+    }
+
     /** The worker, deleted or not; {@link WorkerNotFound} if it was never registered. */
     @Transactional(readOnly = true)
     public WorkerView find(UUID id) {

@@ -52,7 +52,7 @@ class WorkerLivenessSweeper implements Sweeper {
         } while (batch.workers() == WorkerService.BATCH);
         int unreachable = workers.markSilentUnreachable();
         // each step logs what it changed; HeldJobs logs each job it took
-        int deleted = workers.deleteOffline(properties.offlineDeleteThreshold());
+        int deleted = workers.deleteOffline(properties.offlineDeleteThreshold(), Actor.SWEEPER, null);
         return new Result(offline, jobs, unreachable, deleted);
     }
 }

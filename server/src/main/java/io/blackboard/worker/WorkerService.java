@@ -56,14 +56,22 @@ class WorkerService {
         this.json = json;
     }
 
-    /** Registers a worker and issues the token bound to it; only the token's hash is stored. */
+    /**
+     * Registers a worker and issues the token bound to it; only the token's hash is stored. The
+     * worker's history starts with it, and the deleted worker it names as its previous one gets
+     * a line saying it came back as this one.
+     */
     @Transactional
-    RegisteredWorker register(RegisterWorker request) {
+    RegisteredWorker register(RegisterWorker request, Actor actor) {
+        UUID previous = request.previousWorkerId();
+        if (previous != null && directory.isRegistered(previous)) {
+            throw new WorkerNotDeleted(previous); // deletion is final: the check cannot go stale
+        }
         UUID id = Ids.newId();
         WorkerCredentials.Issued credentials = WorkerCredentials.issue();
-        store.insert(id, request, json.writeValueAsString(request.labelsOrEmpty()), credentials.hash());
-        log.info("Worker {} registered as {} ({}@{}, {} {})", id, request.name(), request.pid(), request.hostname(),
-                request.sdkName(), request.sdkVersion());
+        store.register(id, request, json.writeValueAsString(request.labelsOrEmpty()), credentials.hash(), actor);
+        log.info("Worker {} registered as {} ({}@{}, {} {}){}", id, request.name(), request.pid(), request.hostname(),
+                request.sdkName(), request.sdkVersion(), previous == null ? "" : ", replacing " + previous);
         return new RegisteredWorker(directory.find(id), credentials.token(), server.version(), ServerVersion.API_VERSION,
                 properties.pingInterval().toMillis(), heldJobs.orphanGrace().toMillis(), ServerVersion.MAX_POLL_WAIT_MS);
     }
@@ -74,19 +82,28 @@ class WorkerService {
      * no transaction, so its connection is back in the pool after one round trip; the idle pings
      * that arrive together share that statement ({@link Coalescer}). Every other
      * ping records itself and applies its view of held jobs in one transaction, which the
-     * heartbeat's statement makes asynchronous too.
+     * heartbeat's statement makes asynchronous too. A worker that was not ONLINE comes back by
+     * {@link WorkerStore#WORKER_REVIVE}, which writes that change to its history; the pings of
+     * ONLINE workers change no state and write none.
      */
     PingReply ping(UUID id, @Nullable List<UUID> activeJobIds) {
-        if (activeJobIds != null && activeJobIds.isEmpty()) {
-            WorkerStore.Heartbeat beat = idlePings.run(id, 1).orElseThrow(() -> new WorkerNotFound(id));
-            // it lists nothing, so every claim it holds past the grace period is an orphan to release
-            List<UUID> cancel = beat.holdsClaims() ? tx.execute(status -> heldJobs.heartbeat(id, activeJobIds))
-                    : List.of();
-            return reply(beat, cancel);
+        boolean idle = activeJobIds != null && activeJobIds.isEmpty();
+        if (idle) {
+            Optional<WorkerStore.Heartbeat> online = idlePings.run(id, 1);
+            if (online.isPresent()) {
+                // it lists nothing, so every claim it holds past the grace period is an orphan to release
+                List<UUID> cancel = online.get().holdsClaims()
+                        ? tx.execute(status -> heldJobs.heartbeat(id, activeJobIds)) : List.of();
+                return reply(online.get(), cancel);
+            }
         }
         return tx.execute(status -> {
-            WorkerStore.Heartbeat beat = store.ping(id).orElseThrow(() -> new WorkerNotFound(id));
-            return reply(beat, heldJobs.heartbeat(id, activeJobIds));
+            // an idle ping gets here only when its worker was not ONLINE (or is not registered)
+            Optional<WorkerStore.Heartbeat> online = idle ? Optional.empty() : store.ping(id);
+            WorkerStore.Heartbeat beat = online.or(() -> store.revive(id)).orElseThrow(() -> new WorkerNotFound(id));
+            // as above: an idle worker's claims need looking at only if it holds some (after an
+            // outage every worker comes back here at once)
+            return reply(beat, idle && !beat.holdsClaims() ? List.of() : heldJobs.heartbeat(id, activeJobIds));
         });
     }
 
@@ -96,8 +113,8 @@ class WorkerService {
     }
 
     @Transactional
-    WorkerView unregister(UUID id) {
-        if (!store.goOffline(id)) {
+    WorkerView unregister(UUID id, Actor actor) {
+        if (!store.goOffline(id, actor)) {
             throw new WorkerNotFound(id);
         }
         int failed = tookOffline(List.of(id), WorkerLoss.WORKER_OFFLINE);
@@ -178,12 +195,13 @@ class WorkerService {
     /**
      * Soft-deletes workers OFFLINE for at least {@code offlineFor} (zero: all OFFLINE ones),
      * a bounded batch per transaction. OFFLINE workers hold no jobs: going OFFLINE took them.
+     * {@code cause}: the operator's request, for their history; null for the sweeper.
      */
-    int deleteOffline(Duration offlineFor) {
+    int deleteOffline(Duration offlineFor, Actor actor, @Nullable String cause) {
         int deleted = 0;
         int batch;
         do {
-            batch = tx.execute(status -> store.deleteOffline(offlineFor, BATCH).size());
+            batch = tx.execute(status -> store.deleteOffline(offlineFor, BATCH, actor, cause).size());
             deleted += batch;
         } while (batch == BATCH);
         if (deleted > 0) {

@@ -80,7 +80,7 @@ record ChaosDatabase(String url, String user, String password) {
     void reset() {
         for (int attempt = 1; ; attempt++) {
             try {
-                jdbc().sql("truncate job_event, job, worker_function_block, function_block, worker").update();
+                jdbc().sql("truncate job_event, job, worker_function_block, function_block, worker_event, worker").update();
                 return;
             } catch (org.springframework.dao.DataAccessException e) {
                 if (attempt == 5) {

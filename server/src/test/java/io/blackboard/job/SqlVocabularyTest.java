@@ -7,6 +7,7 @@ import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
 import io.blackboard.IntegrationTest;
 import io.blackboard.worker.Directive;
+import io.blackboard.worker.WorkerEventKind;
 import io.blackboard.worker.WorkerState;
 import java.lang.reflect.Field;
 import java.lang.reflect.Modifier;
@@ -39,6 +40,11 @@ class SqlVocabularyTest extends IntegrationTest {
         COLUMNS.put("job.outcome", Outcome.class);
         COLUMNS.put("job.failure_reason", FailureReason.class);
         COLUMNS.put("job_event.kind", EventKind.class);
+        COLUMNS.put("worker_event.kind", WorkerEventKind.class);
+        COLUMNS.put("worker_event.state", WorkerState.class);
+        COLUMNS.put("worker_event.from_state", WorkerState.class);
+        COLUMNS.put("worker_event.directive", Directive.class);
+        COLUMNS.put("worker_event.from_directive", Directive.class);
     }
 
     private static final Pattern LITERAL = Pattern.compile("'([A-Z][A-Z_]+)'");

@@ -43,9 +43,10 @@ class WorkerStoreTest extends IntegrationTest {
         String deleted = row(id);
 
         assertThat(store.softDelete(id)).as("a second delete").isFalse();
-        assertThat(store.goOffline(id)).isFalse();
+        assertThat(store.goOffline(id, Actor.WORKER)).isFalse();
         assertThat(store.setDirective(id, Directive.QUIET)).isFalse();
         assertThat(store.ping(id)).isEmpty();
+        assertThat(store.revive(id)).isEmpty();
         assertThat(row(id)).as("deleted as the first delete left it").isEqualTo(deleted);
         assertThat(store.ping(UUID.randomUUID())).as("a worker never registered").isEmpty();
     }
@@ -53,10 +54,10 @@ class WorkerStoreTest extends IntegrationTest {
     @Test
     void goingOfflineAgainKeepsTheFirstStateChange() {
         UUID id = registerWorker("w");
-        assertThat(store.goOffline(id)).isTrue();
+        assertThat(store.goOffline(id, Actor.WORKER)).isTrue();
         String offline = row(id);
 
-        assertThat(store.goOffline(id)).as("already OFFLINE: found, and nothing moves").isTrue();
+        assertThat(store.goOffline(id, Actor.WORKER)).as("already OFFLINE: found, and nothing moves").isTrue();
         assertThat(row(id)).isEqualTo(offline);
     }
 
@@ -64,7 +65,7 @@ class WorkerStoreTest extends IntegrationTest {
     void aWorkerMarkedUnreachableIsNotMarkedAgainAndAnOfflineOneIsNotBroughtBack() {
         UUID silent = registerWorker("silent");
         UUID offline = registerWorker("offline");
-        store.goOffline(offline);
+        store.goOffline(offline, Actor.WORKER);
         silence("1 hour");
 
         assertThat(store.markUnreachable(SILENCE, WorkerService.BATCH)).containsExactly(silent);
@@ -89,13 +90,13 @@ class WorkerStoreTest extends IntegrationTest {
     void aWorkerThatPingedAfterGoingOfflineIsNotDeleted() {
         UUID back = registerWorker("back");
         UUID gone = registerWorker("gone");
-        store.goOffline(back);
-        store.goOffline(gone);
+        store.goOffline(back, Actor.WORKER);
+        store.goOffline(gone, Actor.WORKER);
         jdbc.sql("update worker set state_changed_at = now() - interval '25 hours'").update();
-        store.ping(back);
+        store.revive(back);
 
-        assertThat(store.deleteOffline(Duration.ofHours(24), 10)).containsExactly(gone);
-        assertAgainFindsNothing(gone, () -> store.deleteOffline(Duration.ZERO, 10));
+        assertThat(store.deleteOffline(Duration.ofHours(24), 10, Actor.SWEEPER, null)).containsExactly(gone);
+        assertAgainFindsNothing(gone, () -> store.deleteOffline(Duration.ZERO, 10, Actor.SWEEPER, null));
         assertThat(directory.live(back)).hasValue(true);
     }
 
@@ -110,25 +111,31 @@ class WorkerStoreTest extends IntegrationTest {
                 .assertProbes("worker_pkey", "job_by_worker");
     }
 
-    /** The idle pings that arrive together: one statement, each worker answered in the order asked. */
+    /**
+     * The idle pings that arrive together: one statement, each worker answered in the order asked.
+     * Only ONLINE workers are found: a worker to bring back is left as it is, for the revival
+     * that records it.
+     */
     @Test
-    void pingsOfManyWorkersInOneStatementAnswerEachAndSkipTheDeleted() {
+    void pingsOfManyWorkersInOneStatementAnswerTheOnlineOnesAndLeaveTheRestAlone() {
         UUID a = registerWorker("a");
         UUID b = registerWorker("b");
+        UUID offline = registerWorker("offline");
         UUID deleted = registerWorker("deleted");
         assertThat(store.softDelete(deleted)).isTrue();
-        assertThat(store.goOffline(b)).isTrue();
+        assertThat(store.goOffline(offline, Actor.WORKER)).isTrue();
         String deletedRow = row(deleted);
+        String offlineRow = row(offline);
 
-        List<Optional<WorkerStore.Heartbeat>> beats = store.ping(List.of(b, deleted, a, UUID.randomUUID(), a));
+        List<Optional<WorkerStore.Heartbeat>> beats = store.ping(List.of(b, deleted, a, offline, UUID.randomUUID(), a));
 
         assertThat(beats).extracting(beat -> beat.map(WorkerStore.Heartbeat::state).orElse(null))
-                .containsExactly(WorkerState.ONLINE, null, WorkerState.ONLINE, null, WorkerState.ONLINE);
+                .containsExactly(WorkerState.ONLINE, null, WorkerState.ONLINE, null, null, WorkerState.ONLINE);
         assertThat(beats.get(0).orElseThrow().serverTime()).isEqualTo(beats.get(2).orElseThrow().serverTime());
         assertThat(jdbc.sql("select count(distinct last_seen_at) from worker where id in (:a, :b)")
                 .param("a", a).param("b", b).query(Long.class).single()).as("one statement's time").isEqualTo(1);
-        assertThat(directory.live(b)).hasValue(true);
         assertThat(row(deleted)).as("a deleted worker is not touched").isEqualTo(deletedRow);
+        assertThat(row(offline)).as("nor an OFFLINE one").isEqualTo(offlineRow);
     }
 
     @Test

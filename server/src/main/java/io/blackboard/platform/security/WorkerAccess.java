@@ -30,6 +30,16 @@ public class WorkerAccess {
         }
     }
 
+    /**
+     * Whether the caller acts as an operator: an operator's role token, not a worker's own token
+     * nor the workers' registration token. For the record of who changed a worker.
+     */
+    public boolean callerIsOperator() {
+        Authentication authentication = SecurityContextHolder.getContext().getAuthentication();
+        return authentication != null && !(authentication.getPrincipal() instanceof BearerTokenFilter.WorkerPrincipal)
+                && authentication.getAuthorities().stream().anyMatch(a -> a.getAuthority().equals("ROLE_OPERATOR"));
+    }
+
     static boolean allowed(Authentication authentication, UUID workerId) {
         if (authentication == null) {
             return false;

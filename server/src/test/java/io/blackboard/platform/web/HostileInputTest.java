@@ -139,6 +139,8 @@ class HostileInputTest extends IntegrationTest {
                         "/workers/" + w + "/function-blocks", "/workers/" + unknown + "/function-blocks"),
                 new Endpoint("GET", "/workers/" + w + "/jobs", "test-operator", null, null, "test-engine",
                         "/workers/" + w + "/jobs", "/workers/" + unknown + "/jobs"),
+                new Endpoint("GET", "/workers/" + w + "/events", "test-operator", null, null, "test-engine",
+                        "/workers/" + w + "/events", "/workers/" + unknown + "/events"),
                 new Endpoint("DELETE", "/workers/" + w, "test-operator", null, null, "test-engine", null,
                         "/workers/" + unknown),
                 new Endpoint("POST", "/workers/cleanup", "test-operator", null, null, "test-engine", null, null),
