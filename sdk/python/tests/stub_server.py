@@ -2,8 +2,10 @@
 
 By default it behaves like a small Blackboard of API 1.1: registration, function blocks, pings with a
 directive and cancelJobIds, long polls that claim queued jobs, pushes fenced by worker and attempt,
-POST /blackboard/job/next (pushes, then claims within the worker's concurrency), unregister, and a few
-engine endpoints. ``api_version="1"`` makes it an older server, without /next (its path answers 404).
+POST /blackboard/job/next (pushes, then claims within the worker's concurrency), progress reports (fenced as
+pushes, one recorded per job every ``progress_gap`` seconds), a job's ``retryPolicy`` (a FAILURE it retries goes
+back to the queue at once; one it does not, with onExhausted PARK, parks), unregister, and a few engine
+endpoints. ``api_version="1"`` makes it an older server, without /next (its path answers 404).
 ``script(route, *replies)`` makes the next calls to a route answer otherwise (a Reply, DROP to close the
 connection unanswered, ``item(reply)`` for a /next answer whose push item says ``reply``, or a callable
 deciding per call).
@@ -72,12 +74,13 @@ def route_of(method: str, path: str) -> str:
 
 class StubBlackboard:
     def __init__(self, *, ping_interval_ms: int = 50, orphan_grace_ms: int = 200, max_poll_wait_ms: int = 30000,
-                 new_fields: bool = True, api_version: str = "1.1") -> None:
+                 new_fields: bool = True, api_version: str = "1.1", progress_gap: float = 2.0) -> None:
         self.ping_interval_ms = ping_interval_ms
         self.orphan_grace_ms = orphan_grace_ms
         self.max_poll_wait_ms = max_poll_wait_ms
         self.new_fields = new_fields
         self.api_version = api_version
+        self.progress_gap = progress_gap
         self.concurrency: Dict[str, int] = {}  # worker id -> its registered concurrency
         self.most_held: Dict[str, int] = {}    # worker id -> the most jobs it held at once (POLLED)
         self.cond = threading.Condition()
@@ -119,12 +122,13 @@ class StubBlackboard:
         with self.cond:
             self.scripts.setdefault(route, deque()).extend(replies)
 
-    def add_job(self, payload: Any = None, *, type: str = "EXECUTE", block: str = "echo@1") -> str:
+    def add_job(self, payload: Any = None, *, type: str = "EXECUTE", block: str = "echo@1", **fields: Any) -> str:
+        """A PENDING job; ``fields`` are more members of its JSON (``retryPolicy``, ...)."""
         with self.cond:
             job_id = f"job-{next(self._ids)}"
             self.jobs[job_id] = {"id": job_id, "functionBlockId": f"fb-{block}", "type": type, "status": "PENDING",
                                  "payload": payload, "attempt": 0, "workerId": None, "correlationId": "corr-1",
-                                 "deadline": None, "outcome": None}
+                                 "deadline": None, "outcome": None, "errors": [], **fields}
             self.pending.append(job_id)
             self.cond.notify_all()
             return job_id
@@ -154,7 +158,7 @@ class StubBlackboard:
 
     def pushes(self, job_id: Optional[str] = None) -> List[Call]:
         """The pushes (of ``job_id``): single pushes, and each item of a /next as a Call of its own whose
-        status is the item's."""
+        status and answer (the job, or the problem) are the item's."""
         found = []
         with self.cond:
             for c in self.calls:
@@ -166,6 +170,7 @@ class StubBlackboard:
                         item = Call(c.method, c.path, c.route, body, c.token)
                         item.at, item.answered_at = c.at, c.answered_at
                         item.status = answered[i]["status"] if answered else c.status
+                        item.answer = (answered[i].get("job") or answered[i].get("problem")) if answered else c.answer
                         found.append(item)
         return [c for c in found if job_id is None or (c.body or {}).get("jobId") == job_id]
 
@@ -259,6 +264,7 @@ class StubBlackboard:
             "POST /blackboard/job": self._poll,
             "POST /blackboard/job/result": self._push,
             "POST /blackboard/job/next": self._next if self.api_version != "1" else None,
+            "POST /blackboard/job/progress": self._progress,
             "POST /workers/*/unregister": self._unregister,
             "GET /workers/*": self._get_worker,
             "POST /blackboard/jobs": self._create,
@@ -336,7 +342,8 @@ class StubBlackboard:
             claimed = []
             while self.pending and len(claimed) < limit and self.directive == "RUN":
                 job = self.jobs[self.pending.popleft()]
-                job.update(status="POLLED", workerId=worker_id, attempt=job["attempt"] + 1, claimedAt=time.monotonic())
+                job.update(status="POLLED", workerId=worker_id, attempt=job["attempt"] + 1, claimedAt=time.monotonic(),
+                           scheduled=False, progressRecorded=None)
                 claimed.append(dict(job))
             self.most_held[worker_id] = max(self.most_held.get(worker_id, 0), self._held(worker_id))
             return claimed
@@ -351,15 +358,59 @@ class StubBlackboard:
             job = self.jobs.get(body["jobId"])
             if job is None:
                 return problem(404, "job-not-found")
-            if job["status"] == "PUSHED" and job.get("pushed") == body:
-                return Reply(200, job)
+            if (job["status"] == "PUSHED" and job.get("pushed") == body) or body in job.get("retried", []):
+                return Reply(200, dict(job))
             if job["status"] != "POLLED" or job["workerId"] != body["workerId"] or job["attempt"] != body["attempt"]:
                 return problem(409, "job-not-held", "not your claim", jobStatus=job["status"],
                                outcome=job.get("outcome"))
+            if body["status"] == "FAILURE" and job.get("retryPolicy"):
+                job["errors"] = job["errors"] + [{"attempt": job["attempt"], "workerId": body["workerId"],
+                                                  "error": body.get("error"), "at": "now"}]
+                if self._retries(job, body.get("error")):
+                    job.update(status="PENDING", scheduled=True, runAt="soon", workerId=None, error=body.get("error"),
+                               retried=job.get("retried", []) + [body])
+                    self.pending.append(job["id"])
+                    self.cond.notify_all()
+                    return Reply(200, dict(job))
+                if job["retryPolicy"].get("onExhausted") == "PARK":
+                    job.update(status="PARKED", error=body.get("error"), pushed=body)
+                    return Reply(200, dict(job))
             job.update(status="PUSHED", outcome=body["status"], pushed=body)
             self.results_feed.append(dict(job))
             self.cond.notify_all()
-            return Reply(200, job)
+            return Reply(200, dict(job))
+
+    @staticmethod
+    def _retries(job: Dict[str, Any], error: Any) -> bool:
+        """Whether the job's retry policy runs it again after this error (attempts left, a retryable error)."""
+        policy = job["retryPolicy"]
+        error = error if isinstance(error, dict) else {}
+        code = error.get("code")
+        final = error.get("retryable") is False or any(
+            code is not None and (code == p or (p.endswith("*") and code.startswith(p[:-1])))
+            for p in policy.get("nonRetryableErrors") or [])
+        return not final and job["attempt"] < policy.get("maxAttempts", job.get("maxAttempts", 3))
+
+    def _progress(self, call: Call) -> Reply:
+        """Fenced as a push; recorded at most once every progress_gap seconds per job."""
+        body = call.body
+        refused = self._worker(call, body.get("workerId"))
+        if refused:
+            return refused
+        with self.cond:
+            job = self.jobs.get(body["jobId"])
+            if job is None:
+                return problem(404, "job-not-found")
+            if job["status"] != "POLLED" or job["workerId"] != body["workerId"] or job["attempt"] != body["attempt"]:
+                return problem(409, "job-not-held", "not your claim", jobStatus=job["status"])
+            if not 0 <= body["percent"] <= 100 or len(body.get("message") or "") > 200:
+                return problem(400, "invalid-request", "percent or message")
+            now = time.monotonic()
+            if job.get("progressRecorded") is not None and now - job["progressRecorded"] < self.progress_gap:
+                return Reply(200, {"jobId": job["id"], "recorded": False, "deadline": None})
+            job.update(progressPercent=body["percent"], progressMessage=body.get("message"), progressRecorded=now,
+                       progressAt="now")
+            return Reply(200, {"jobId": job["id"], "recorded": True, "deadline": "2026-11-22T02:50:00Z"})
 
     def _next(self, call: Call) -> Reply:
         """The pushes land one by one as single pushes would; then up to limit jobs are claimed, never past
@@ -405,8 +456,9 @@ class StubBlackboard:
         items = call.body if isinstance(call.body, list) else [call.body]
         made = []
         for item in items:
-            job_id = self.add_job(item.get("payload"), type=item["type"],
-                                  block=item["functionBlockId"].replace("fb-", "", 1))
+            block = (item["functionBlockId"].replace("fb-", "", 1) if "functionBlockId" in item
+                     else f"{item['functionBlockName']}@{item.get('functionBlockVersion', '1')}")
+            job_id = self.add_job(item.get("payload"), type=item["type"], block=block)
             self.jobs[job_id].update({k: v for k, v in item.items() if k not in ("payload", "type")})
             made.append(dict(self.jobs[job_id]))
         return Reply(201, made if isinstance(call.body, list) else made[0])

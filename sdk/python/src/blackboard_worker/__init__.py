@@ -13,13 +13,13 @@
 from ._version import __version__
 from .blocks import FunctionBlock, Registry, default_registry, function_block
 from .context import Failure, JobContext, JobType, Result
-from .engine import EngineClient, ResultPage, job
-from .errors import (ApiError, BlackboardError, FatalConfigurationError, JobCancelled,
+from .engine import EngineClient, ResultPage, job, retry_policy
+from .errors import (ApiError, BlackboardError, FatalConfigurationError, JobCancelled, JobFailed,
                      WorkerExpiredError)
 from .worker import StopReason, Worker, WorkerState
 
 __all__ = [
     "ApiError", "BlackboardError", "EngineClient", "Failure", "FatalConfigurationError", "FunctionBlock",
-    "JobCancelled", "JobContext", "JobType", "Registry", "Result", "ResultPage", "StopReason", "Worker",
-    "WorkerExpiredError", "WorkerState", "__version__", "default_registry", "function_block", "job",
+    "JobCancelled", "JobContext", "JobFailed", "JobType", "Registry", "Result", "ResultPage", "StopReason", "Worker",
+    "WorkerExpiredError", "WorkerState", "__version__", "default_registry", "function_block", "job", "retry_policy",
 ]

@@ -11,8 +11,8 @@ from typing import Any, Dict, Optional
 
 from ._http import encode_json
 from .blocks import FunctionBlock
-from .context import Failure, JobContext, JobType, Result
-from .errors import JobCancelled
+from .context import Failure, JobContext, JobType, Result, with_retry_fields
+from .errors import JobCancelled, JobFailed
 
 SUCCESS = "SUCCESS"
 FAILURE = "FAILURE"
@@ -61,6 +61,11 @@ def run_handler(block: FunctionBlock, ctx: JobContext) -> Outcome:
             value = asyncio.run(_await(value))
     except JobCancelled as e:
         return Outcome(CANCELLED, exception=e)
+    except JobFailed as e:  # a failure the handler meant: no stack trace in the log
+        if ctx.cancelled.is_set():
+            return Outcome(CANCELLED, exception=e)
+        ctx.logger.info("failed: %s%s", f"{e.code}: " if e.code is not None else "", e.message)
+        return Outcome(FAILURE, error=error_of(e), exception=e)
     except (Exception, SystemExit) as e:  # a handler's failure must never take the worker down
         if ctx.cancelled.is_set():
             return Outcome(CANCELLED, exception=e)
@@ -96,13 +101,18 @@ def outcome_of(job_type: JobType, value: Any) -> Outcome:
 
 
 def error_of(e: BaseException) -> Dict[str, Any]:
-    """The structured error pushed for an exception: type, message, traceback (its end, when long)."""
+    """The structured error pushed for an exception: type, message, traceback (its end, when long); for a
+    :class:`JobFailed`, its details, code and retryable too."""
     kind = type(e)
     name = kind.__qualname__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__qualname__}"
     trace = "".join(traceback.format_exception(kind, e, _user_frames(e.__traceback__)))
-    return {"type": name, "message": _clip(str(e), MAX_MESSAGE_CHARS),
-            "traceback": trace if len(trace) <= MAX_TRACEBACK_CHARS
-            else "...(truncated)\n" + trace[-MAX_TRACEBACK_CHARS:]}
+    error: Dict[str, Any] = {"type": name, "message": _clip(str(e), MAX_MESSAGE_CHARS),
+                             "traceback": trace if len(trace) <= MAX_TRACEBACK_CHARS
+                             else "...(truncated)\n" + trace[-MAX_TRACEBACK_CHARS:]}
+    if isinstance(e, JobFailed):
+        error.update(e.details)
+        with_retry_fields(error, e.code, e.retryable)
+    return error
 
 
 def _user_frames(tb: Optional[TracebackType]) -> Optional[TracebackType]:

@@ -17,14 +17,22 @@ class FunctionBlock:
     """A function block's contract (name, version, flags, schemas) and its handlers.
 
     ``target`` is the decorated function (the EXECUTE handler) or class (a fresh instance per job,
-    whose ``run`` / ``acquire`` / ``rollback`` handle EXECUTE / ACQUIRE / ROLLBACK).
+    whose ``run`` / ``acquire`` / ``rollback`` handle EXECUTE / ACQUIRE / ROLLBACK). ``retry_policy`` (as
+    :func:`blackboard_worker.retry_policy` makes it) and ``execution_timeout_ms`` are the defaults of the
+    block's jobs; like the schemas and flags, they are part of the ``(name, version)`` contract.
     """
 
     def __init__(self, target: Any, name: str, version: str, *, pure: bool = False, idempotent: bool = False,
                  params_schema: Optional[Mapping[str, Any]] = None,
-                 result_schema: Optional[Mapping[str, Any]] = None, description: Optional[str] = None) -> None:
+                 result_schema: Optional[Mapping[str, Any]] = None, description: Optional[str] = None,
+                 retry_policy: Optional[Mapping[str, Any]] = None,
+                 execution_timeout_ms: Optional[int] = None) -> None:
         if not name or not version:
             raise ValueError("a function block needs a name and a version")
+        if execution_timeout_ms is not None and (
+                isinstance(execution_timeout_ms, bool) or not isinstance(execution_timeout_ms, int)
+                or execution_timeout_ms < 1):
+            raise ValueError(f"execution_timeout_ms must be a positive int, not {execution_timeout_ms!r}")
         if inspect.isclass(target):
             if not callable(getattr(target, "run", None)):
                 raise TypeError(f"function block class {target.__name__} has no run(self, ctx, params) method")
@@ -38,6 +46,8 @@ class FunctionBlock:
         self.params_schema = dict(params_schema) if params_schema is not None else None
         self.result_schema = dict(result_schema) if result_schema is not None else None
         self.description = description if description is not None else _first_line(inspect.getdoc(target))
+        self.retry_policy = dict(retry_policy) if retry_policy is not None else None
+        self.execution_timeout_ms = execution_timeout_ms
 
     @property
     def key(self) -> Tuple[str, str]:
@@ -53,6 +63,10 @@ class FunctionBlock:
             spec["resultDataJsonSchema"] = self.result_schema
         if self.description:
             spec["description"] = self.description
+        if self.retry_policy is not None:
+            spec["retryPolicy"] = self.retry_policy
+        if self.execution_timeout_ms is not None:
+            spec["executionTimeoutMs"] = self.execution_timeout_ms
         return spec
 
     def handler(self, job_type: JobType) -> Handler:
@@ -105,12 +119,14 @@ class Registry:
     def function_block(self, name: str, version: str, *, pure: bool = False, idempotent: bool = False,
                        params_schema: Optional[Mapping[str, Any]] = None,
                        result_schema: Optional[Mapping[str, Any]] = None,
-                       description: Optional[str] = None) -> Callable[[T], T]:
+                       description: Optional[str] = None, retry_policy: Optional[Mapping[str, Any]] = None,
+                       execution_timeout_ms: Optional[int] = None) -> Callable[[T], T]:
         """Decorator: declare a function (EXECUTE) or a class (run/acquire/rollback) as a function block."""
 
         def decorate(target: T) -> T:
             fb = FunctionBlock(target, name, version, pure=pure, idempotent=idempotent,
-                               params_schema=params_schema, result_schema=result_schema, description=description)
+                               params_schema=params_schema, result_schema=result_schema, description=description,
+                               retry_policy=retry_policy, execution_timeout_ms=execution_timeout_ms)
             setattr(target, _ATTRIBUTE, fb)
             self.add(fb)
             return target
@@ -158,16 +174,19 @@ default_registry = Registry()
 
 def function_block(name: str, version: str, *, pure: bool = False, idempotent: bool = False,
                    params_schema: Optional[Mapping[str, Any]] = None, result_schema: Optional[Mapping[str, Any]] = None,
-                   description: Optional[str] = None) -> Callable[[T], T]:
+                   description: Optional[str] = None, retry_policy: Optional[Mapping[str, Any]] = None,
+                   execution_timeout_ms: Optional[int] = None) -> Callable[[T], T]:
     """Declare a function block in the default registry (what a Worker serves unless given ``blocks=``).
 
     On a function ``f(ctx, params)``: its EXECUTE handler (ACQUIRE answers no acquires, ROLLBACK a
     FAILURE "not implemented"). On a class with ``run(self, ctx, params)`` and optionally ``acquire``
-    and ``rollback``: one instance per job. Handlers may be ``async def``.
+    and ``rollback``: one instance per job. Handlers may be ``async def``. ``retry_policy`` and
+    ``execution_timeout_ms`` are the defaults of the block's jobs (see :class:`FunctionBlock`).
     """
     return default_registry.function_block(name, version, pure=pure, idempotent=idempotent,
                                            params_schema=params_schema, result_schema=result_schema,
-                                           description=description)
+                                           description=description, retry_policy=retry_policy,
+                                           execution_timeout_ms=execution_timeout_ms)
 
 
 BlocksArg = Union[Registry, Iterable[Any], None]

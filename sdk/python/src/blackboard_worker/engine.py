@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import datetime
 import os
 import ssl
 import threading
 import time
 import urllib.parse
-from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence
+from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence, Union
 
 from ._http import Response, Transport
 from .errors import ApiError
@@ -15,7 +16,12 @@ from .errors import ApiError
 DEFAULT_ENGINE_TOKEN = "dev-engine-token"
 _JOB_FIELDS = {"function_block_id": "functionBlockId", "type": "type", "payload": "payload",
                "priority": "priority", "max_attempts": "maxAttempts", "selector": "selector",
-               "correlation_id": "correlationId", "idempotency_key": "idempotencyKey"}
+               "correlation_id": "correlationId", "idempotency_key": "idempotencyKey", "run_at": "runAt",
+               "delay_ms": "delayMs", "retry_policy": "retryPolicy", "execution_timeout_ms": "executionTimeoutMs",
+               "function_block_name": "functionBlockName", "function_block_version": "functionBlockVersion"}
+_POLICY_FIELDS = {"max_attempts": "maxAttempts", "initial_interval_ms": "initialIntervalMs",
+                  "multiplier": "multiplier", "max_interval_ms": "maxIntervalMs", "jitter": "jitter",
+                  "non_retryable_errors": "nonRetryableErrors", "on_exhausted": "onExhausted"}
 
 
 class ResultPage:
@@ -31,19 +37,56 @@ class ResultPage:
         return f"ResultPage({len(self.results)} results, next={self.next!r})"
 
 
-def job(function_block_id: str, type: str = "EXECUTE", payload: Any = None, **options: Any) -> Dict[str, Any]:
+def retry_policy(**fields: Any) -> Dict[str, Any]:
+    """A retry policy in the API's shape, for a job (``retry_policy=``) or a function block: max_attempts,
+    initial_interval_ms, multiplier, max_interval_ms, jitter, non_retryable_errors (codes, or prefixes ending
+    in ``*``), on_exhausted (``"FAIL"`` or ``"PARK"``: a dead letter). What is not given takes the server's
+    default (3 attempts, 1 s doubling up to 5 min, no jitter, FAIL)."""
+    unknown = set(fields) - set(_POLICY_FIELDS)
+    if unknown:
+        raise TypeError(f"unknown retry policy field(s): {', '.join(sorted(unknown))}")
+    policy = {_POLICY_FIELDS[key]: value for key, value in fields.items() if value is not None}
+    if "nonRetryableErrors" in policy:
+        policy["nonRetryableErrors"] = list(policy["nonRetryableErrors"])
+    return policy
+
+
+def job(function_block_id: Optional[str] = None, type: str = "EXECUTE", payload: Any = None,
+        **options: Any) -> Dict[str, Any]:
     """A job to create, in the API's shape; ``options``: priority, max_attempts, selector, correlation_id,
-    idempotency_key."""
+    idempotency_key, run_at (an aware datetime or RFC 3339 text) or delay_ms, retry_policy (a dict such as
+    :func:`retry_policy` makes), execution_timeout_ms, and function_block_name with function_block_version (a
+    version or a range such as ``^1.2``) instead of ``function_block_id``."""
     unknown = set(options) - set(_JOB_FIELDS)
     if unknown:
         raise TypeError(f"unknown job option(s): {', '.join(sorted(unknown))}")
-    body: Dict[str, Any] = {"functionBlockId": function_block_id, "type": type}
+    by_name = options.get("function_block_name") is not None
+    if (function_block_id is None) == (not by_name):
+        raise TypeError("a job names its function block by function_block_id, or by function_block_name "
+                        "(and function_block_version): one of them")
+    if options.get("function_block_version") is not None and not by_name:
+        raise TypeError("function_block_version needs function_block_name")
+    if options.get("run_at") is not None and options.get("delay_ms") is not None:
+        raise TypeError("a job is scheduled by run_at or by delay_ms, not both")
+    body: Dict[str, Any] = {"type": type}
+    if function_block_id is not None:
+        body["functionBlockId"] = function_block_id
     if payload is not None:
         body["payload"] = payload
     for key, value in options.items():
         if value is not None:
-            body[_JOB_FIELDS[key]] = value
+            body[_JOB_FIELDS[key]] = _rfc3339(value) if key == "run_at" else value
     return body
+
+
+def _rfc3339(when: Union[str, datetime.datetime]) -> str:
+    if isinstance(when, str):
+        return when
+    if isinstance(when, datetime.datetime):
+        if when.tzinfo is None or when.utcoffset() is None:
+            raise ValueError("run_at needs a timezone (a naive datetime would be read in the server's)")
+        return when.isoformat()
+    raise TypeError(f"run_at must be a datetime or RFC 3339 text, not {when!r}")
 
 
 class EngineClient:
@@ -95,10 +138,11 @@ class EngineClient:
 
     # ---------------------------------------------------------------- jobs
 
-    def create_job(self, function_block_id: str, type: str = "EXECUTE", payload: Any = None,
+    def create_job(self, function_block_id: Optional[str] = None, type: str = "EXECUTE", payload: Any = None,
                    **options: Any) -> Dict[str, Any]:
-        """Create one job; options: priority, max_attempts, selector, correlation_id, idempotency_key
-        (the same key again answers the existing job)."""
+        """Create one job; options as :func:`job` takes them: priority, max_attempts, selector, correlation_id,
+        idempotency_key (the same key again answers the existing job), run_at or delay_ms, retry_policy,
+        execution_timeout_ms, function_block_name and function_block_version."""
         return self._call("POST", "/blackboard/jobs", job(function_block_id, type, payload, **options))
 
     def create_jobs(self, jobs: Sequence[Mapping[str, Any]]) -> List[Dict[str, Any]]:
@@ -115,11 +159,12 @@ class EngineClient:
         return self._call("GET", f"/blackboard/jobs/{_quote(job_id)}/events")
 
     def wait_for_job(self, job_id: str, timeout: float = 60.0, interval: float = 0.2) -> Dict[str, Any]:
-        """Read the job until it is PUSHED; TimeoutError after ``timeout`` seconds."""
+        """Read the job until it is PUSHED, or PARKED (a dead letter: it waits for an operator); TimeoutError
+        after ``timeout`` seconds. A retried failure is PENDING again meanwhile, so it is waited out."""
         deadline = time.monotonic() + timeout
         while True:
             found = self.get_job(job_id)
-            if found.get("status") == "PUSHED":
+            if found.get("status") in ("PUSHED", "PARKED"):
                 return found
             if time.monotonic() >= deadline:
                 raise TimeoutError(f"job {job_id} is still {found.get('status')} after {timeout} s")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Dict, Optional
+from typing import Any, Dict, Mapping, Optional
 
 
 class BlackboardError(Exception):
@@ -46,3 +46,24 @@ class WorkerExpiredError(BlackboardError):
 
 class JobCancelled(BlackboardError):
     """Raise from a handler to end a cancelled job: nothing is pushed for it."""
+
+
+class JobFailed(BlackboardError):
+    """Raise from a handler to fail its job with an error code the job's retry policy can match.
+
+    Pushed as FAILURE with the error an exception gets (``type``, ``message``, ``traceback``), plus
+    ``code`` when given, ``"retryable": false`` when ``retryable=False`` (the server then never runs
+    the job again, whatever its retry policy), and ``details``::
+
+        raise JobFailed("device rejected our credentials", code="AUTH_FAILED", retryable=False)
+
+    A retry policy's ``nonRetryableErrors`` match ``code`` (exactly, or by a prefix ending in ``*``).
+    """
+
+    def __init__(self, message: str, *, code: Optional[str] = None, retryable: bool = True,
+                 details: Optional[Mapping[str, Any]] = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.code = code
+        self.retryable = retryable
+        self.details: Dict[str, Any] = dict(details or {})

@@ -7,23 +7,35 @@
 
     outcome = run_job(ConfigBackup, {"host": "r1"}, cancel_after=0.1)
     assert outcome.cancelled          # the worker would push nothing
+
+    assert run_job(ConfigBackup, {"host": "r1"}).progress[-1] == (100, "saved")   # what the server recorded
 """
 
 from __future__ import annotations
 
 import threading
 import uuid
-from typing import Any, Dict, Optional, Union
+from typing import Any, Callable, Dict, List, Optional, Tuple, Union
 
 from ._dispatch import CANCELLED, FAILURE, SUCCESS, Outcome, run_handler
 from .blocks import FunctionBlock, as_function_block
 from .context import JobContext, JobType
 
-__all__ = ["JobOutcome", "make_context", "run_job"]
+__all__ = ["JobOutcome", "ProgressLog", "make_context", "run_job"]
+
+
+class ProgressLog(List[Tuple[int, Optional[str]]]):
+    """The progress reports a context sent, as ``(percent, message)``: what the server would have recorded
+    (the context skips reports within 2 s of the last one, as with a worker). Every report is recorded."""
+
+    def __call__(self, percent: int, message: Optional[str]) -> bool:
+        self.append((percent, message))
+        return True
 
 
 class JobOutcome:
-    """What the worker would do with a job: push SUCCESS or FAILURE (``push_body()``), or nothing."""
+    """What the worker would do with a job: push SUCCESS or FAILURE (``push_body()``), or nothing; and
+    ``progress``, the reports the handler made that reached the server, as ``(percent, message)``."""
 
     def __init__(self, outcome: Outcome, ctx: JobContext) -> None:
         self.status: str = outcome.status
@@ -33,6 +45,8 @@ class JobOutcome:
         self.error: Optional[Dict[str, Any]] = outcome.error
         self.exception: Optional[BaseException] = outcome.exception
         self.ctx = ctx
+        reporter = getattr(ctx, "_progress_reporter", None)
+        self.progress: List[Tuple[int, Optional[str]]] = list(reporter) if isinstance(reporter, ProgressLog) else []
         self._outcome = outcome
 
     @property
@@ -68,17 +82,29 @@ def _block(handler: Any) -> FunctionBlock:
 def make_context(handler: Any = None, params: Any = None, *, type: Union[str, JobType] = JobType.EXECUTE,
                  attempt: int = 1, job_id: Optional[str] = None, correlation_id: Optional[str] = None,
                  worker_id: str = "test-worker", function_block_id: Optional[str] = None,
-                 job: Optional[Dict[str, Any]] = None) -> JobContext:
-    """A JobContext like the worker's, for calling a handler directly."""
+                 job: Optional[Dict[str, Any]] = None,
+                 on_progress: Optional[Callable[[int, Optional[str]], Any]] = None) -> JobContext:
+    """A JobContext like the worker's, for calling a handler directly.
+
+    ``ctx.progress(...)`` reports go to ``on_progress(percent, message)`` (whatever it returns but False
+    counts as recorded), throttled as a worker throttles them; by default to a :class:`ProgressLog`, which
+    :func:`run_job` shows as its outcome's ``progress``.
+    """
     name, version = ("handler", "0.0.0")
     if handler is not None:
         block = _block(handler)
         name, version = block.name, block.version
     job_id = job_id or str(uuid.uuid4())
     job_type = JobType(type)
+    reporter: Callable[[int, Optional[str]], bool]
+    if on_progress is None:
+        reporter = ProgressLog()
+    else:
+        def reporter(percent: int, message: Optional[str]) -> bool:
+            return on_progress(percent, message) is not False
     return JobContext(job_id=job_id, attempt=attempt, type=job_type, function_block=name, version=version,
                       function_block_id=function_block_id, params=params, correlation_id=correlation_id,
-                      worker_id=worker_id,
+                      worker_id=worker_id, progress_reporter=reporter,
                       job=job or {"id": job_id, "type": job_type.value, "attempt": attempt, "payload": params,
                                   "functionBlockId": function_block_id, "correlationId": correlation_id})
 

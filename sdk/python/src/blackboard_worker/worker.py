@@ -39,6 +39,9 @@ _IO_ERRORS = (OSError, http.client.HTTPException)
 _RELEASE_MARGIN = 0.25
 # Past an aborted poll's waitMs (counted from when it was sent): by then the server has ended it.
 _POLL_END_MARGIN = 1.0
+# A progress report is best effort and the handler waits for it: never long.
+_PROGRESS_TIMEOUT = 5.0
+_PROGRESS_PATH = "/blackboard/job/progress"
 
 
 class WorkerState(str, enum.Enum):
@@ -75,6 +78,7 @@ class _Session:
         self.api_version = str(reply.get("apiVersion") or "1")
         # API 1.1 added POST /blackboard/job/next; an older server would answer its path 404 (as for a deleted worker)
         self.has_next = _api_at_least(self.api_version, (1, 1))
+        self.has_progress = True  # False once a replica refused POST /blackboard/job/progress as an unknown path
         self.blocks_by_id: Dict[str, FunctionBlock] = {}
 
 
@@ -158,6 +162,7 @@ class Worker:
         self.handle_signals = handle_signals
         self.retry_base_delay = retry_base_delay
         self.retry_max_delay = retry_max_delay
+        self.request_timeout = request_timeout
         self._blocks_arg = blocks
         self._transport = Transport(base_url, timeout=request_timeout, ssl_context=ssl_context)
 
@@ -242,7 +247,7 @@ class Worker:
     def stats(self) -> Dict[str, int]:
         """Counters: polls, jobs_claimed (next_jobs of them from /next answers), jobs_succeeded, jobs_failed,
         jobs_cancelled, pushes, push_retries, push_conflicts, result_rejected, pings, ping_errors, poll_errors,
-        reregistrations..."""
+        reregistrations, progress_reports (sent), progress_recorded, progress_conflicts (claims found lost)..."""
         with self._stats_lock:
             return dict(self._stats)
 
@@ -813,20 +818,23 @@ class Worker:
             self._pool.submit(lambda h=held: self._run_job(h))
         return len(kept)
 
-    @staticmethod
-    def _held_job(session: _Session, job: Dict[str, Any]) -> _HeldJob:
+    def _held_job(self, session: _Session, job: Dict[str, Any]) -> _HeldJob:
         job_id = str(job["id"])
         block = session.blocks_by_id.get(str(job.get("functionBlockId")))
         try:
             job_type = JobType(job.get("type"))
         except ValueError:
             job_type, block = JobType.EXECUTE, None  # pushed as a FAILURE: no handler for it here
+
+        def report(percent: int, message: Optional[str]) -> bool:
+            return self._report_progress(session, ctx, percent, message)
+
         ctx = JobContext(job_id=job_id, attempt=int(job.get("attempt") or 1), type=job_type,
                          function_block=block.name if block else "unknown",
                          version=block.version if block else "?",
                          function_block_id=job.get("functionBlockId"), params=job.get("payload"),
                          correlation_id=job.get("correlationId"), deadline=job.get("deadline"),
-                         worker_id=session.worker_id, job=job)
+                         worker_id=session.worker_id, job=job, progress_reporter=report)
         return _HeldJob(job_id, session, block, ctx)
 
     # ------------------------------------------------------------------ one job
@@ -854,6 +862,58 @@ class Worker:
                 if self._held.get(held.job_id) is held:  # not if /next handed the slot on (maybe to a new attempt)
                     del self._held[held.job_id]
                 self._cond.notify_all()
+
+    def _report_progress(self, session: _Session, ctx: JobContext, percent: int, message: Optional[str]) -> bool:
+        """POST /blackboard/job/progress for a held job (the context throttles); True when the server recorded it.
+
+        Never raises and never retries: progress is best effort, and the pings keep the lease anyway. A 409, or
+        a 404 or 401 saying the job or the worker is gone, means the claim is lost: the job is cancelled here
+        as a ping's cancelJobIds would cancel it (a forgotten worker is then found out by its next ping, which
+        registers again). A replica that does not know the path gets no more reports from this registration.
+        """
+        if self._session is not session or not session.has_progress:
+            return False
+        body: Dict[str, Any] = {"jobId": ctx.job_id, "workerId": session.worker_id, "attempt": ctx.attempt,
+                                "percent": percent}
+        if message is not None:
+            body["message"] = message
+        self._count("progress_reports")
+        try:
+            reply = self._transport.request("POST", _PROGRESS_PATH, body, token=session.token,
+                                            timeout=min(self.request_timeout, _PROGRESS_TIMEOUT))
+        except _IO_ERRORS as e:
+            self._count("progress_errors")
+            ctx.logger.debug("progress not reported (%s: %s)", type(e).__name__, e)
+            return False
+        return self._progress_answered(session, ctx, reply)
+
+    def _progress_answered(self, session: _Session, ctx: JobContext, reply: Response) -> bool:
+        status, kind = reply.status, reply.problem.get("type")
+        if status == 200:
+            try:
+                answer = reply.json()
+            except ValueError:
+                answer = None
+            recorded = isinstance(answer, dict) and answer.get("recorded") is True
+            if recorded:
+                self._count("progress_recorded")
+            return recorded
+        if status == 409 or (status == 404 and kind == "/problems/job-not-found") or status == 401 or (
+                status == 404 and kind == "/problems/worker-not-found"):
+            self._count("progress_conflicts")
+            if not ctx.cancelled.is_set():
+                ctx.logger.info("progress refused (%d %s %s): the claim is no longer ours, the job is cancelled",
+                                status, kind or "", reply.problem.get("jobStatus") or "")
+                ctx.cancelled.set()
+        elif _unknown_path(reply):
+            session.has_progress = False
+            log.info("this server does not take progress reports (%d on %s): not sending them", status,
+                     _PROGRESS_PATH)
+        else:
+            self._count("progress_errors")
+            ctx.logger.log(logging.DEBUG if is_transient(status) else logging.WARNING, "progress not recorded: %d %s",
+                           status, reply.problem.get("detail") or kind or "")
+        return False
 
     def _push(self, held: _HeldJob, body: Dict[str, Any]) -> None:
         """Push until 200, 409 or a refusal; the same body again on I/O errors and 5xx.

@@ -1,14 +1,17 @@
 package io.blackboard.sdk;
 
 import io.blackboard.sdk.internal.Json;
+import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
  * A job as the server shows it (to a worker when it claims it, to the engine when it reads it). JSON documents
  * ({@code payload}, {@code result}, ...) are plain Java values; times are the server's ISO-8601 text.
- * {@link #json()} is the whole answer, for members this class does not name.
+ * {@link #json()} is the whole answer, for members this class does not name: members and values a newer server
+ * adds are kept there and never fail the parsing (statuses and reasons are text, not enums, for that reason).
  */
 public final class Job {
 
@@ -34,12 +37,13 @@ public final class Job {
         return text("functionBlockId");
     }
 
+    /** The job's type; an {@code IllegalArgumentException} for one this SDK does not know. */
     public JobType type() {
         String type = text("type");
         return type == null ? JobType.EXECUTE : JobType.valueOf(type);
     }
 
-    /** {@code PENDING}, {@code POLLED} or {@code PUSHED}. */
+    /** {@code PENDING}, {@code POLLED}, {@code PARKED} (a dead letter, waiting for an operator) or {@code PUSHED}. */
     public String status() {
         return text("status");
     }
@@ -105,7 +109,7 @@ public final class Job {
         return text("outcome");
     }
 
-    /** Why a FAILURE failed: {@code WORKER_REPORTED}, {@code STUCK_TIMEOUT}, ... */
+    /** Why a FAILURE failed: {@code WORKER_REPORTED}, {@code STUCK_TIMEOUT}, {@code EXECUTION_TIMEOUT}, ... */
     public String failureReason() {
         return text("failureReason");
     }
@@ -127,13 +131,57 @@ public final class Job {
         return error == null ? null : Json.object(error);
     }
 
+    /** A PENDING job that no poll claims before {@link #runAt()}: scheduled, or a retry waiting out its backoff. */
+    public boolean scheduled() {
+        return Boolean.TRUE.equals(json.get("scheduled"));
+    }
+
+    /** When a scheduled job (or a retry) becomes claimable; null when it was never scheduled. */
+    public String runAt() {
+        return text("runAt");
+    }
+
+    /** The job's retry policy with the server's defaults filled in, as JSON; null when it has none. */
+    public Map<String, Object> retryPolicy() {
+        Object policy = json.get("retryPolicy");
+        return policy == null ? null : Json.object(policy);
+    }
+
+    /** Every failure reported for the job, of every attempt, oldest first: {@code {attempt, workerId, error, at}}. */
+    public List<Map<String, Object>> errors() {
+        List<Map<String, Object>> errors = new ArrayList<>();
+        for (Object item : Json.array(json.get("errors"))) {
+            errors.add(Json.object(item));
+        }
+        return Collections.unmodifiableList(errors);
+    }
+
+    /** How long one claim of the job may run in all, in milliseconds; null when unbounded. */
+    public Long executionTimeoutMs() {
+        return Json.number(json.get("executionTimeoutMs"));
+    }
+
+    /** The percentage its worker last reported (0-100); null when none was. */
+    public Integer progressPercent() {
+        Long percent = Json.number(json.get("progressPercent"));
+        return percent == null ? null : percent.intValue();
+    }
+
+    public String progressMessage() {
+        return text("progressMessage");
+    }
+
+    public String progressAt() {
+        return text("progressAt");
+    }
+
     public Map<String, Object> json() {
         return json;
     }
 
     @Override
     public String toString() {
-        return "Job[" + id() + " " + type() + " " + status() + (outcome() != null ? "/" + outcome() : "")
+        return "Job[" + id() + " " + text("type") + " " + status() + (outcome() != null ? "/" + outcome() : "")
                 + ", attempt " + attempt() + "]";
     }
 

@@ -14,9 +14,11 @@ import java.util.Objects;
  * return Outcome.success(Map.of("lines", 120));                     // EXECUTE
  * return Outcome.acquired(List.of(Map.of("resource", "r1")));        // ACQUIRE
  * return Outcome.failure("DEVICE_UNREACHABLE", "r1 did not answer");  // a business failure, no exception
+ * return Outcome.failure("AuthFailed", "bad credentials").withErrorCode("AUTH_FAILED").withRetryable(false);
  * }</pre>
  *
- * A handler that throws is pushed as a FAILURE too, its error built from the exception.
+ * A handler that throws is pushed as a FAILURE too, its error built from the exception ({@link
+ * JobFailedException} carries a code and whether to retry).
  */
 public final class Outcome {
 
@@ -78,6 +80,22 @@ public final class Outcome {
         return new Outcome(status, result, acquires, dbUpdates, error);
     }
 
+    /**
+     * A FAILURE whose error carries this {@code code}, the name a job's {@link RetryPolicy} matches its
+     * non-retryable errors against.
+     */
+    public Outcome withErrorCode(String code) {
+        return withErrorMember("code", Objects.requireNonNull(code, "code"));
+    }
+
+    /**
+     * A FAILURE that says whether running the job again could help: {@code false} makes it final whatever the
+     * job's retry policy ({@code "retryable": false} in the error); {@code true} leaves it to the policy.
+     */
+    public Outcome withRetryable(boolean retryable) {
+        return withErrorMember("retryable", retryable ? null : Boolean.FALSE);
+    }
+
     public Status status() {
         return status;
     }
@@ -101,6 +119,19 @@ public final class Outcome {
     /** The error document of a FAILURE, null for a SUCCESS. */
     public Map<String, Object> error() {
         return error == null ? null : Map.copyOf(error);
+    }
+
+    private Outcome withErrorMember(String name, Object value) {
+        if (status != Status.FAILURE) {
+            throw new IllegalStateException("only a FAILURE has an error");
+        }
+        Map<String, Object> copy = new LinkedHashMap<>(error);
+        if (value == null) {
+            copy.remove(name);
+        } else {
+            copy.put(name, value);
+        }
+        return new Outcome(status, result, acquires, dbUpdates, copy);
     }
 
     @Override

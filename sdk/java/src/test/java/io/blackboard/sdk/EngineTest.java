@@ -7,6 +7,7 @@ import io.blackboard.sdk.StubServer.Request;
 import io.blackboard.sdk.StubServer.Response;
 import io.blackboard.sdk.internal.Json;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -61,6 +62,53 @@ class EngineTest {
                 .containsEntry("payload", Map.of("host", "r1")).containsEntry("priority", 5L)
                 .containsEntry("maxAttempts", 3L).containsEntry("selector", Map.of("site", "a"))
                 .containsEntry("correlationId", "wf-42").containsEntry("idempotencyKey", "wf-42/r1");
+    }
+
+    @Test
+    void creates_a_job_by_block_name_and_version_range_scheduled_with_a_retry_policy_and_a_timeout() {
+        stub.on("POST /blackboard/jobs", r -> Response.json(201, view("j1", "PENDING")));
+
+        engine.createJob(NewJob.byName("configBackup", "^1.2", JobType.EXECUTE).payload(Map.of("host", "r1"))
+                .runAt(Instant.parse("2026-11-22T03:00:00Z"))
+                .retryPolicy(RetryPolicy.defaults().maxAttempts(5).initialInterval(Duration.ofSeconds(1))
+                        .multiplier(2.5).maxInterval(Duration.ofMinutes(1)).jitter(0.2)
+                        .nonRetryableErrors("AUTH_*", "CONFIG").onExhausted(RetryPolicy.OnExhausted.PARK))
+                .executionTimeout(Duration.ofMinutes(10)));
+        Instant at = Instant.parse("2026-11-22T03:00:00Z");
+        engine.createJobs(List.of(NewJob.execute("fb-1", Map.of()).runAt(at).delay(Duration.ofSeconds(30)),
+                NewJob.execute("fb-1", Map.of()).delay(Duration.ofSeconds(30)).runAt(at),
+                NewJob.byName("configBackup", null, JobType.ROLLBACK).retryPolicy(RetryPolicy.defaults())));
+
+        List<Request> posts = stub.requests("POST /blackboard/jobs");
+        assertThat(posts.get(0).json()).isEqualTo(Map.of("functionBlockName", "configBackup",
+                "functionBlockVersion", "^1.2", "type", "EXECUTE", "payload", Map.of("host", "r1"),
+                "runAt", "2026-11-22T03:00:00Z",
+                "retryPolicy", Map.of("maxAttempts", 5L, "initialIntervalMs", 1000L, "multiplier", 2.5,
+                        "maxIntervalMs", 60_000L, "jitter", 0.2, "nonRetryableErrors", List.of("AUTH_*", "CONFIG"),
+                        "onExhausted", "PARK"),
+                "executionTimeoutMs", 600_000L));
+        List<Object> batch = Json.array(Json.parse(posts.get(1).body()));
+        assertThat(Json.object(batch.get(0))).as("the last of runAt and delay wins").containsEntry("delayMs", 30_000L)
+                .doesNotContainKey("runAt");
+        assertThat(Json.object(batch.get(1))).containsEntry("runAt", "2026-11-22T03:00:00Z")
+                .doesNotContainKey("delayMs");
+        assertThat(Json.object(batch.get(2))).isEqualTo(Map.of("functionBlockName", "configBackup",
+                "type", "ROLLBACK", "retryPolicy", Map.of()));
+    }
+
+    @Test
+    void reads_a_parked_job_with_its_errors() {
+        stub.on("GET /blackboard/jobs/*", r -> {
+            Map<String, Object> v = view("j1", "PARKED");
+            v.putAll(JobTest.NEW_MEMBERS);
+            return Response.json(200, v);
+        });
+
+        Job job = engine.getJob("j1");
+
+        assertThat(job.status()).isEqualTo("PARKED");
+        assertThat(job.errors()).hasSize(1);
+        assertThat(job.retryPolicy()).containsEntry("onExhausted", "PARK");
     }
 
     @Test

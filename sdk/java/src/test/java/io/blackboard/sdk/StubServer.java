@@ -29,7 +29,8 @@ import java.util.function.Function;
  * A stand-in for the Blackboard server, on {@code com.sun.net.httpserver}: every request recorded, every route
  * answered by a default that behaves like the server (fast timings: 50 ms pings, 100 ms orphan grace) unless a
  * test scripts it with {@link #on} or {@link #once}. Jobs handed out by polls and by /next come from
- * {@link #offer}; /next is only called once {@link #apiVersion} says "1.1".
+ * {@link #offer}; /next is only called once {@link #apiVersion} says "1.1". Progress reports are recorded at most
+ * once per job every {@link #progressGapMs}, as the server records them (and nothing checks the claim).
  */
 final class StubServer implements AutoCloseable {
 
@@ -75,6 +76,7 @@ final class StubServer implements AutoCloseable {
     static final String PUSH = "POST /blackboard/job/result";
     static final String NEXT = "POST /blackboard/job/next";
     static final String CLAIMS = "GET /workers/*/jobs";
+    static final String PROGRESS = "POST /blackboard/job/progress";
 
     private final HttpServer server;
     private final ExecutorService executor = Executors.newCachedThreadPool();
@@ -94,6 +96,8 @@ final class StubServer implements AutoCloseable {
     /** Jobs handed out by the default poll and by the default /next. */
     final AtomicInteger claimedByPolls = new AtomicInteger();
     final AtomicInteger claimedByNext = new AtomicInteger();
+    volatile long progressGapMs = 2_000;
+    private final Map<Object, Long> progressRecordedAt = new ConcurrentHashMap<>();
     /** Worker tokens of deleted workers: every call made with one is answered 404. */
     final List<String> forgotten = new CopyOnWriteArrayList<>();
 
@@ -262,6 +266,20 @@ final class StubServer implements AutoCloseable {
         });
         on(PUSH, r -> Response.json(200, Map.of("id", r.json().get("jobId"), "status", "PUSHED")));
         on(UNREGISTER, r -> Response.json(200, Map.of("state", "OFFLINE")));
+        on(PROGRESS, r -> {
+            Object jobId = r.json().get("jobId");
+            long now = System.nanoTime();
+            Long last = progressRecordedAt.get(jobId);
+            boolean recorded = last == null || now - last >= TimeUnit.MILLISECONDS.toNanos(progressGapMs);
+            if (recorded) {
+                progressRecordedAt.put(jobId, now);
+            }
+            Map<String, Object> answer = new LinkedHashMap<>();
+            answer.put("jobId", jobId);
+            answer.put("recorded", recorded);
+            answer.put("deadline", recorded ? "2026-11-22T02:50:00Z" : null);
+            return Response.json(200, answer);
+        });
         on(CLAIMS, r -> Response.json(200, List.of()));
     }
 

@@ -11,19 +11,22 @@ import java.util.concurrent.TimeUnit;
 /**
  * A job the worker holds, from the moment its poll answer is parsed until its push has a final answer (or it
  * is given up): the unit of the lease ({@code activeJobIds}) and of the local concurrency bound. It is also
- * the handler's {@link JobContext}.
+ * the handler's {@link JobContext}, whose progress reports go through its own {@link ProgressGate}.
  */
 public final class HeldJob implements JobContext {
 
     private final Job job;
     private final WorkerConfig.Block block;
     private final Session session;
+    private final ProgressReporter reporter;
+    private final ProgressGate progress = new ProgressGate();
     private final CountDownLatch cancelled = new CountDownLatch(1);
 
-    HeldJob(Job job, WorkerConfig.Block block, Session session) {
+    HeldJob(Job job, WorkerConfig.Block block, Session session, ProgressReporter reporter) {
         this.job = job;
         this.block = block;
         this.session = session;
+        this.reporter = reporter;
     }
 
     /** Sets the cancel flag; whatever happens next, nothing is pushed for this job. */
@@ -74,7 +77,13 @@ public final class HeldJob implements JobContext {
     }
 
     @Override
+    public boolean progress(int percent, String message) {
+        return progress.report(percent, message, this::isCancelled,
+                (p, m) -> reporter != null && reporter.report(this, p, m));
+    }
+
+    @Override
     public String toString() {
-        return "job " + job.id() + " (" + job.type() + ", attempt " + job.attempt() + ")";
+        return "job " + job.id() + " (" + job.json().get("type") + ", attempt " + job.attempt() + ")";
     }
 }

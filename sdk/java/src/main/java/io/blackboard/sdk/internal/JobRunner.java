@@ -73,7 +73,7 @@ final class JobRunner {
     }
     private Outcome handle(HeldJob job) {
         if (job.block() == null) {
-            return Outcomes.noHandler(job.job().functionBlockId());
+            return Outcomes.noHandler(job.job().functionBlockId(), job.job().json().get("type"));
         }
         try {
             Outcome outcome = job.block().handler().dispatch(job);

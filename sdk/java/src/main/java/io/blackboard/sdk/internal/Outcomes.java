@@ -1,6 +1,7 @@
 package io.blackboard.sdk.internal;
 
 import io.blackboard.sdk.JobContext;
+import io.blackboard.sdk.JobFailedException;
 import io.blackboard.sdk.Outcome;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -18,7 +19,10 @@ public final class Outcomes {
     private Outcomes() {
     }
 
-    /** A thrown exception as a FAILURE: {@code {"type": class, "message": ..., "stack": truncated}}. */
+    /**
+     * A thrown exception as a FAILURE: {@code {"type": class, "message": ..., "stack": truncated}}, and for a
+     * {@link JobFailedException} its {@code code} (when it has one) and {@code "retryable": false} (when it is not).
+     */
     public static Outcome fromException(Throwable t) {
         Map<String, Object> error = new LinkedHashMap<>();
         error.put("type", t.getClass().getName());
@@ -26,7 +30,12 @@ public final class Outcomes {
         StringWriter stack = new StringWriter();
         t.printStackTrace(new PrintWriter(stack));
         error.put("stack", truncate(stack.toString(), MAX_STACK_CHARS));
-        return Outcome.failure(error);
+        Outcome outcome = Outcome.failure(error);
+        if (t instanceof JobFailedException failed) {
+            outcome = failed.code() == null ? outcome : outcome.withErrorCode(failed.code());
+            outcome = outcome.withRetryable(failed.retryable());
+        }
+        return outcome;
     }
 
     /** The FAILURE pushed instead of a SUCCESS whose result the block's schema refused (422). */
@@ -53,9 +62,14 @@ public final class Outcomes {
         return Outcome.failure(error);
     }
 
-    /** A job of a function block this worker did not register (should not happen). */
+    /** A job of a function block this worker did not register, or of a type it does not know (should not happen). */
     public static Outcome noHandler(String functionBlockId) {
         return Outcome.failure("NO_HANDLER", "this worker has no handler for function block " + functionBlockId);
+    }
+
+    static Outcome noHandler(String functionBlockId, Object type) {
+        return Outcome.failure("NO_HANDLER", "this worker has no handler for function block " + functionBlockId
+                + " and job type " + type);
     }
 
     /** {@code POST /blackboard/job/result}'s body. */

@@ -6,15 +6,25 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * One registration: the worker's id and token, its function blocks by the ids the server gave them, and whether
- * that server has {@code POST /blackboard/job/next} (API 1.1). A re-registration makes a new one; calls made with
- * an old one are dropped, never retried under the new id.
+ * that server has {@code POST /blackboard/job/next} (API 1.1) and {@code POST /blackboard/job/progress}. A
+ * re-registration makes a new one; calls made with an old one are dropped, never retried under the new id.
  */
 record Session(String workerId, String token, Map<String, WorkerConfig.Block> blocksById, int generation,
-        AtomicBoolean next) {
+        AtomicBoolean next, AtomicBoolean progress) {
 
     Session(String workerId, String token, Map<String, WorkerConfig.Block> blocksById, int generation,
             boolean hasNext) {
-        this(workerId, token, blocksById, generation, new AtomicBoolean(hasNext));
+        this(workerId, token, blocksById, generation, new AtomicBoolean(hasNext), new AtomicBoolean(true));
+    }
+
+    /** Whether progress reports are sent: no replica refused their path as unknown (it came after API 1.1). */
+    boolean hasProgress() {
+        return progress.get();
+    }
+
+    /** A replica refused the progress path as unknown (an older one): this session reports no more progress. */
+    void progressMissing() {
+        progress.set(false);
     }
 
     /** Whether pushes go by /next: the server registered with said 1.1 or newer, and no replica refused the path. */

@@ -53,6 +53,7 @@ public final class WorkerRuntime {
     private Registrar registrar;
     private Heartbeat heartbeat;
     private volatile JobRunner runner;
+    private volatile ProgressReporter progress;
     private final Map<String, HeldJob> held = new ConcurrentHashMap<>();
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition changed = lock.newCondition();
@@ -97,6 +98,7 @@ public final class WorkerRuntime {
             registrar = new Registrar(config, http, log, this);
             heartbeat = new Heartbeat(http, counters, log);
             runner = new JobRunner(http, counters, log, this);
+            progress = new ProgressReporter(http, this, log, config.requestTimeout());
             Thread control = new Thread(this::control, "blackboard-" + config.name() + "-control");
             control.setDaemon(false); // a worker started from a daemon thread still keeps the JVM up
             control.start();
@@ -689,13 +691,34 @@ public final class WorkerRuntime {
             log.log(Level.ERROR, "an answer held something that is not a job: " + item, e);
             return null;
         }
-        HeldJob heldJob = new HeldJob(job, s.blocksById().get(job.functionBlockId()), s);
+        HeldJob heldJob = new HeldJob(job, knownType(job) ? s.blocksById().get(job.functionBlockId()) : null, s,
+                progress);
         held.put(job.id(), heldJob);
         counters.received.incrementAndGet();
         return heldJob;
     }
 
+    /** A job of a type this SDK does not know has no handler here: it is pushed as a FAILURE saying so. */
+    private static boolean knownType(Job job) {
+        try {
+            job.type();
+            return true;
+        } catch (IllegalArgumentException e) {
+            return false;
+        }
+    }
+
     // ---- jobs -----------------------------------------------------------------------------------------------
+
+    /** Whether the session is the current registration, not one the server forgot. */
+    boolean isCurrent(Session s) {
+        lock.lock();
+        try {
+            return session == s && !expired;
+        } finally {
+            lock.unlock();
+        }
+    }
 
     /**
      * Whether a push of the session's job may claim the next job with it (by /next): the worker would poll now,

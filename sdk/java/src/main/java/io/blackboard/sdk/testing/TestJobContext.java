@@ -4,17 +4,23 @@ import io.blackboard.sdk.Job;
 import io.blackboard.sdk.JobContext;
 import io.blackboard.sdk.JobType;
 import io.blackboard.sdk.internal.Json;
+import io.blackboard.sdk.internal.ProgressGate;
 import java.time.Duration;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
 
 /**
  * A {@link JobContext} for tests: the job's type, params and attempt as you choose, and a cancel flag you set
- * with {@link #cancel()} (from another thread, or scheduled with {@link Builder#cancelAfter(Duration)}).
+ * with {@link #cancel()} (from another thread, or scheduled with {@link Builder#cancelAfter(Duration)}). Its
+ * progress reports are recorded ({@link #progressReports()}) with the worker's throttle: what a server would
+ * have recorded.
  */
 public final class TestJobContext implements JobContext {
 
@@ -24,6 +30,8 @@ public final class TestJobContext implements JobContext {
     private final String workerId;
     private final Duration cancelAfter;
     private final CountDownLatch cancelled = new CountDownLatch(1);
+    private final ProgressGate progressGate;
+    private final List<ProgressReport> progressReports = new CopyOnWriteArrayList<>();
 
     private TestJobContext(Builder b) {
         Map<String, Object> json = new LinkedHashMap<>();
@@ -42,6 +50,7 @@ public final class TestJobContext implements JobContext {
         this.blockVersion = b.blockVersion;
         this.workerId = b.workerId;
         this.cancelAfter = b.cancelAfter;
+        this.progressGate = new ProgressGate(b.clock);
     }
 
     public static Builder builder() {
@@ -56,6 +65,21 @@ public final class TestJobContext implements JobContext {
     /** Sets the cancel flag, as a ping's {@code cancelJobIds} would. */
     public void cancel() {
         cancelled.countDown();
+    }
+
+    /**
+     * Records the report (answering true, as a server that recorded it) unless the job is cancelled or the report
+     * comes within 2 s of the last one (100 always goes): a worker would not send those.
+     */
+    @Override
+    public boolean progress(int percent, String message) {
+        return progressGate.report(percent, message, this::isCancelled,
+                (p, m) -> progressReports.add(new ProgressReport(p, m)));
+    }
+
+    /** The progress reports the handler made that a worker would have sent, in order. */
+    public List<ProgressReport> progressReports() {
+        return List.copyOf(progressReports);
     }
 
     Duration cancelAfter() {
@@ -105,6 +129,7 @@ public final class TestJobContext implements JobContext {
         private String blockName = "test";
         private String blockVersion = "0.0.0";
         private Duration cancelAfter;
+        private LongSupplier clock = System::nanoTime;
 
         private Builder() {
         }
@@ -166,6 +191,12 @@ public final class TestJobContext implements JobContext {
         /** {@link JobHarness#run} sets the cancel flag this long after the handler started. */
         public Builder cancelAfter(Duration delay) {
             this.cancelAfter = delay;
+            return this;
+        }
+
+        /** The clock (nanoseconds) the progress throttle reads: a test's own, to step past the 2 s gap. */
+        public Builder clock(LongSupplier nanoClock) {
+            this.clock = Objects.requireNonNull(nanoClock);
             return this;
         }
 

@@ -5,14 +5,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.blackboard.sdk.FunctionBlock;
 import io.blackboard.sdk.FunctionBlockSpec;
 import io.blackboard.sdk.JobContext;
+import io.blackboard.sdk.JobFailedException;
 import io.blackboard.sdk.JobType;
 import io.blackboard.sdk.Outcome;
+import io.blackboard.sdk.internal.Json;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
 class JobHarnessTest {
@@ -93,6 +96,36 @@ class JobHarnessTest {
         } finally {
             executor.shutdownNow();
         }
+    }
+
+    @Test
+    void progress_reports_are_recorded_as_a_server_would_have_recorded_them() {
+        AtomicLong now = new AtomicLong();
+        TestJobContext ctx = TestJobContext.builder().clock(now::get).build();
+        FunctionBlock copying = c -> {
+            for (int percent = 0; percent < 100; percent += 10) {
+                c.progress(percent, percent + " files");
+            }
+            now.addAndGet(TimeUnit.SECONDS.toNanos(2));
+            c.progress(95);
+            c.progress(100, "done");
+            return Outcome.success();
+        };
+
+        assertThat(JobHarness.of(copying).run(ctx).isSuccess()).isTrue();
+        assertThat(ctx.progressReports()).containsExactly(new ProgressReport(0, "0 files"),
+                new ProgressReport(95, null), new ProgressReport(100, "done"));
+    }
+
+    @Test
+    void a_failure_with_a_code_is_pushed_as_a_worker_would() {
+        HarnessResult r = JobHarness.of(ctx -> {
+            throw JobFailedException.nonRetryable("AUTH_FAILED", "bad credentials");
+        }).run(JobType.EXECUTE, Map.of());
+
+        assertThat(r.error()).containsEntry("code", "AUTH_FAILED").containsEntry("retryable", false)
+                .containsEntry("message", "bad credentials");
+        assertThat(Json.object(r.pushBody().get("error"))).containsEntry("code", "AUTH_FAILED");
     }
 
     @Test
