@@ -72,7 +72,8 @@ class PushStore {
 
     /**
      * What a push writes on the job it lands on, given its outcome and documents as SQL. A
-     * FAILURE is added to the job's {@code errors}, with the {@code acquires} and {@code dbUpdates}
+     * FAILURE is added to the job's {@code errors} (the last 100 kept: every attempt a policy
+     * allows; only re-runs of a dead letter go past it), with the {@code acquires} and {@code dbUpdates}
      * it reported (what a retried attempt took or changed must still reach the engine's rollback;
      * the job keeps the latest attempt's too). A FAILURE under a retry policy is kept
      * unended ({@code kept}) when the policy retries it ({@code job_retries},
@@ -89,10 +90,12 @@ class PushStore {
                        failure_reason = case when {outcome} = 'FAILURE' and not {kept} then 'WORKER_REPORTED' end,
                        result = {result}, acquires = {acquires}, db_updates = {dbUpdates},
                        error = {error},
-                       errors = case when {outcome} = 'FAILURE' then j.errors || jsonb_build_array(jsonb_strip_nulls(
-                                jsonb_build_object('attempt', j.attempt, 'workerId', j.worker_id, 'at', now(),
-                                                   'acquires', {acquires}, 'dbUpdates', {dbUpdates}))
-                                || jsonb_build_object('error', {error}))
+                       errors = case when {outcome} = 'FAILURE' then jsonb_path_query_array(
+                                j.errors || jsonb_build_array(jsonb_strip_nulls(
+                                    jsonb_build_object('attempt', j.attempt, 'workerId', j.worker_id, 'at', now(),
+                                                       'acquires', {acquires}, 'dbUpdates', {dbUpdates}))
+                                    || jsonb_build_object('error', {error})),
+                                '$[last - 99 to last]')
                                 else j.errors end,
                        worker_id = case when {kept} then null else j.worker_id end,
                        polled_at = case when {kept} then null else j.polled_at end,

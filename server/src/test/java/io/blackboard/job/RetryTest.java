@@ -280,6 +280,26 @@ class RetryTest extends BlackboardTest {
         assertThat(secondsAfter(failedAt, retried.at("/runAt"))).isCloseTo(60, within(2.0));
     }
 
+    @Test
+    void theErrorHistoryKeepsTheLastHundredFailures() {
+        workerServingEcho(Map.of());
+        UUID id = createJob(echo, Map.of("retryPolicy", POLICY));
+        // a dead letter re-run many times: 100 failures on record already
+        jdbc.sql("""
+                update job set errors = (select jsonb_agg(jsonb_build_object('attempt', n, 'error', null))
+                                           from generate_series(1, 100) n)
+                 where id = :id
+                """).param("id", id).update();
+        claim(worker, 1);
+
+        fail(id, 1, Map.of("code", "LATEST"));
+
+        JsonNode errors = job(id).get("errors");
+        assertThat(errors.size()).isEqualTo(100);
+        assertThat(errors.get(0).get("attempt").asInt()).as("the oldest dropped").isEqualTo(2);
+        assertThat(errors.get(99).at("/error/code").asString()).isEqualTo("LATEST");
+    }
+
     private Api.Response create(Map<String, Object> policy) {
         return api.post("/blackboard/jobs", Map.of("functionBlockId", echo, "type", "EXECUTE", "retryPolicy", policy));
     }
