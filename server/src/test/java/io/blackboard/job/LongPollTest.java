@@ -159,6 +159,23 @@ class LongPollTest extends BlackboardTest {
         assertThat(pollB.isDone()).isFalse();
     }
 
+    /** The replica that scheduled the job makes it due and tells the others, as a create does. */
+    @Test
+    void aParkedPollIsWokenWhenAJobScheduledThroughAnotherReplicaFallsDue() throws Exception {
+        Api second = new Api(startSecondReplica());
+        Future<Api.Response> parked = parkPoll(worker, 20_000);
+        awaitParked(1);
+
+        Api.Response response = second.post("/blackboard/jobs",
+                Map.of("functionBlockId", echo, "type", "EXECUTE", "delayMs", 500));
+        long created = System.nanoTime();
+
+        assertThat(response.status()).as(response.toString()).isEqualTo(201);
+        assertThat(ids(parked.get(10, TimeUnit.SECONDS))).containsExactly(id(response.body()));
+        assertThat(elapsedMs(created)).as("not before its time, and soon after it")
+                .isGreaterThanOrEqualTo(400).isLessThan(2_500);
+    }
+
     @Test
     void aParkedPollIsWokenByAJobCreatedThroughAnotherReplica() throws Exception {
         Api second = new Api(startSecondReplica());
