@@ -12,6 +12,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.stream.Collectors;
+import org.springframework.lang.Nullable;
 import org.springframework.stereotype.Component;
 
 /**
@@ -34,6 +35,27 @@ class BlockNames {
      * names any of them, so a version registered in between does not make it a conflict.
      */
     record Resolved(List<CreateJob> jobs, List<List<UUID>> choices) {
+    }
+
+    /**
+     * For a list filter: the ids of the blocks of this name whose version matches (newest
+     * registered first; empty when none does), or null when no name is given.
+     */
+    @Nullable List<UUID> idsMatching(@Nullable String name, @Nullable String versions) {
+        if (name == null) {
+            if (versions != null) {
+                throw new BadRequest("functionBlockVersion goes with functionBlockName");
+            }
+            return null;
+        }
+        VersionRange range;
+        try {
+            range = VersionRange.parse(versions);
+        } catch (IllegalArgumentException e) {
+            throw new BadRequest("functionBlockVersion: " + e.getMessage());
+        }
+        return functionBlocks.versionsNamed(List.of(name)).stream().filter(v -> range.matches(v.version()))
+                .map(BlockVersion::id).toList();
     }
 
     Resolved resolve(List<CreateJob> jobs) {

@@ -129,8 +129,9 @@ class ClaimService {
     }
 
     @Transactional(readOnly = true)
-    List<JobView> ofWorker(UUID workerId, @Nullable JobStatus status, int limit) {
+    List<JobView> ofWorker(UUID workerId, @Nullable JobStatus status, @Nullable JobFilter.Cursor after, int limit) {
         workers.requireKnown(workerId);
-        return store.ofWorker(workerId, status, limit);
+        return store.ofWorker(workerId, status, after == null ? null : after.createdAt(),
+                after == null ? null : after.id(), limit);
     }
 }

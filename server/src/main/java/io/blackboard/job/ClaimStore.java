@@ -119,7 +119,9 @@ class ClaimStore {
     static final String JOB_OF_WORKER = "select " + JobRows.COLUMNS + """
               from job j
              where j.worker_id = :workerId and (cast(:status as text) is null or j.status = :status)
-             order by j.polled_at desc nulls last, j.id
+               and (cast(:afterPolledAt as timestamptz) is null
+                    or (j.polled_at, j.id) < (cast(:afterPolledAt as timestamptz), cast(:afterId as uuid)))
+             order by j.polled_at desc, j.id desc
              limit :limit
             """;
 
@@ -180,9 +182,12 @@ class ClaimStore {
                 .query(JobRows::view).list();
     }
 
-    List<JobView> ofWorker(UUID workerId, @Nullable JobStatus status, int limit) {
+    /** A worker's jobs, most recently claimed first (a job with a worker always has a claim time), after a position. */
+    List<JobView> ofWorker(UUID workerId, @Nullable JobStatus status, @Nullable OffsetDateTime afterPolledAt,
+            @Nullable UUID afterId, int limit) {
         return jdbc.sql(JOB_OF_WORKER).param("workerId", workerId)
                 .param("status", status == null ? null : status.name()).param("limit", limit)
+                .param("afterPolledAt", afterPolledAt).param("afterId", afterId)
                 .query(JobRows::view).list();
     }
 }

@@ -9,9 +9,14 @@ import io.swagger.v3.oas.annotations.tags.Tag;
 import jakarta.validation.Valid;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
+import jakarta.validation.constraints.Size;
+import java.time.OffsetDateTime;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import io.blackboard.platform.errors.BadRequest;
+import io.blackboard.platform.web.NextPage;
+import org.springframework.format.annotation.DateTimeFormat;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ResponseEntity;
 import org.springframework.lang.Nullable;
@@ -33,8 +38,10 @@ class JobController {
     private final JobService jobs;
     private final JobRequests requests;
     private final ResultFeed feed;
+    private final BlockNames names;
 
-    JobController(JobService jobs, JobRequests requests, ResultFeed feed) {
+    JobController(JobService jobs, JobRequests requests, ResultFeed feed, BlockNames names) {
+        this.names = names;
         this.jobs = jobs;
         this.requests = requests;
         this.feed = feed;
@@ -75,17 +82,39 @@ class JobController {
         return jobs.find(id);
     }
 
-    @Operation(summary = "List jobs", description = "Creation order, filtered by status (any case), "
-            + "functionBlockId, workerId, correlationId; follow 'next' as 'after' for the next page.")
+    @Operation(summary = "List jobs", description = "Creation order; every filter given must hold: status, "
+            + "outcome, failureReason, type (any case), functionBlockId or functionBlockName with "
+            + "functionBlockVersion (a version or range), workerId, correlationId, label=key:value (repeatable: "
+            + "in the job's selector), createdFrom/createdTo and pushedFrom/pushedTo (RFC 3339; from included, to "
+            + "excluded). Follow 'next' as 'after' for the next page.")
     @GetMapping("/jobs")
     JobPage list(@RequestParam(required = false) @Nullable String status,
+            @RequestParam(required = false) @Nullable String outcome,
+            @RequestParam(required = false) @Nullable String failureReason,
+            @RequestParam(required = false) @Nullable String type,
             @RequestParam(required = false) @Nullable UUID functionBlockId,
+            @RequestParam(required = false) @Nullable @Size(min = 1, max = 200) String functionBlockName,
+            @RequestParam(required = false) @Nullable @Size(min = 1, max = 100) String functionBlockVersion,
             @RequestParam(required = false) @Nullable UUID workerId,
             @RequestParam(required = false) @Nullable String correlationId,
+            @RequestParam(required = false) @Nullable @Size(max = 64) List<String> label,
+            @RequestParam(required = false) @Nullable @DateTimeFormat(iso = DateTimeFormat.ISO.DATE_TIME)
+                    OffsetDateTime createdFrom,
+            @RequestParam(required = false) @Nullable @DateTimeFormat(iso = DateTimeFormat.ISO.DATE_TIME)
+                    OffsetDateTime createdTo,
+            @RequestParam(required = false) @Nullable @DateTimeFormat(iso = DateTimeFormat.ISO.DATE_TIME)
+                    OffsetDateTime pushedFrom,
+            @RequestParam(required = false) @Nullable @DateTimeFormat(iso = DateTimeFormat.ISO.DATE_TIME)
+                    OffsetDateTime pushedTo,
             @RequestParam(required = false) @Nullable String after,
             @RequestParam(defaultValue = "100") @Min(1) @Max(1000) int limit) {
         JobFilter filter = new JobFilter(status == null ? null : JobStatus.parse(status), functionBlockId, workerId,
-                correlationId, after == null ? null : JobFilter.Cursor.decode(after));
+                correlationId, after == null ? null : JobFilter.Cursor.decode(after),
+                JobFilter.parse(Outcome.class, "outcome", outcome),
+                JobFilter.parse(FailureReason.class, "failureReason", failureReason),
+                JobFilter.parse(JobType.class, "type", type),
+                names.idsMatching(functionBlockName, functionBlockVersion), JobFilter.labels(label),
+                createdFrom, createdTo, pushedFrom, pushedTo);
         return jobs.list(filter, limit);
     }
 
@@ -109,8 +138,18 @@ class JobController {
     @Operation(summary = "A job's audit trail", description = "Every transition with its attempt, worker, actor "
             + "and database time.")
     @GetMapping("/jobs/{id}/events")
-    List<JobEvent> events(@PathVariable UUID id) {
-        return jobs.events(id);
+    ResponseEntity<List<JobEvent>> events(@PathVariable UUID id,
+            @RequestParam(required = false) @Nullable String after,
+            @RequestParam(defaultValue = "1000") @Min(1) @Max(1000) int limit) {
+        long from = 0;
+        if (after != null) {
+            String position = NextPage.decode(after);
+            if (position == null || !position.matches("e\\d{1,18}")) {
+                throw new BadRequest("'" + after + "' is not a cursor this server returned (use the Link header's)");
+            }
+            from = Long.parseLong(position.substring(1));
+        }
+        return NextPage.of(jobs.events(id, from, limit + 1), limit, event -> "e" + event.id());
     }
 
     @Operation(summary = "The result feed", description = "PUSHED jobs in push order after the cursor (0-0: the "

@@ -288,9 +288,9 @@ class JobService {
     }
 
     @Transactional(readOnly = true)
-    List<JobEvent> events(UUID id) {
+    List<JobEvent> events(UUID id, long after, int limit) {
         find(id);
-        return store.events(id);
+        return store.events(id, after, limit);
     }
 
     /** Jobs one bulk-cancel transaction ends; a larger cancel commits in several. */

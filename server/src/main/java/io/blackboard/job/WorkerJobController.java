@@ -1,6 +1,7 @@
 package io.blackboard.job;
 
 import io.blackboard.platform.security.WorkerAccess;
+import io.blackboard.platform.web.NextPage;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.media.Content;
 import io.swagger.v3.oas.annotations.media.ExampleObject;
@@ -13,6 +14,7 @@ import jakarta.validation.constraints.NotNull;
 import jakarta.validation.constraints.Size;
 import java.util.List;
 import java.util.UUID;
+import org.springframework.http.ResponseEntity;
 import org.springframework.lang.Nullable;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
@@ -119,10 +121,15 @@ class WorkerJobController {
         return next.next(request);
     }
 
-    @Operation(summary = "A worker's jobs", description = "Most recently claimed first; status= filters (any case).")
+    @Operation(summary = "A worker's jobs", description = "Most recently claimed first; status= filters (any case). "
+            + "A full page has a Link header (rel=next) to the next.")
     @GetMapping("/workers/{id}/jobs")
-    List<JobView> ofWorker(@PathVariable UUID id, @RequestParam(required = false) @Nullable String status,
+    ResponseEntity<List<JobView>> ofWorker(@PathVariable UUID id,
+            @RequestParam(required = false) @Nullable String status,
+            @RequestParam(required = false) @Nullable String after,
             @RequestParam(defaultValue = "100") @Min(1) @Max(1000) int limit) {
-        return claims.ofWorker(id, status == null ? null : JobStatus.parse(status), limit);
+        List<JobView> jobs = claims.ofWorker(id, status == null ? null : JobStatus.parse(status),
+                after == null ? null : JobFilter.Cursor.decode(after), limit + 1);
+        return NextPage.of(jobs, limit, job -> new JobFilter.Cursor(job.polledAt(), job.id()).position());
     }
 }

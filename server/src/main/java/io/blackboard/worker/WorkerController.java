@@ -1,6 +1,7 @@
 package io.blackboard.worker;
 
 import io.blackboard.platform.security.WorkerAccess;
+import io.blackboard.platform.web.NextPage;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.media.Content;
 import io.swagger.v3.oas.annotations.media.ExampleObject;
@@ -83,19 +84,32 @@ class WorkerController {
         return workers.unregister(id, actor());
     }
 
-    @Operation(summary = "List workers", description = "Registration order. state= filters (any case); "
+    @Operation(summary = "List workers", description = "Registration order, a page of limit (default 1000); a full "
+            + "page has a Link header (rel=next) to the next. state= filters (any case); "
             + "findDeleted=true includes soft-deleted workers. deaf: pings but has not polled for "
             + "BLACKBOARD_DEAF_AFTER_MS while jobs it could take wait.")
     @GetMapping
-    List<WorkerView> list(@RequestParam(defaultValue = "false") boolean findDeleted,
-            @RequestParam(required = false) @Nullable String state) {
-        return directory.list(findDeleted, state == null ? null : WorkerState.parse(state));
+    ResponseEntity<List<WorkerView>> list(@RequestParam(defaultValue = "false") boolean findDeleted,
+            @RequestParam(required = false) @Nullable String state,
+            @RequestParam(required = false) @Nullable String after,
+            @RequestParam(defaultValue = "1000") @Min(1) @Max(1000) int limit) {
+        return page(findDeleted, state == null ? null : WorkerState.parse(state), after, limit);
     }
 
-    @Operation(summary = "List ONLINE workers")
+    @Operation(summary = "List ONLINE workers", description = "Registration order; a full page has a Link header "
+            + "(rel=next) to the next.")
     @GetMapping("/online")
-    List<WorkerView> online() {
-        return directory.list(false, WorkerState.ONLINE);
+    ResponseEntity<List<WorkerView>> online(@RequestParam(required = false) @Nullable String after,
+            @RequestParam(defaultValue = "1000") @Min(1) @Max(1000) int limit) {
+        return page(false, WorkerState.ONLINE, after, limit);
+    }
+
+    /** A page of workers in registration order; the Link header names the next. */
+    private ResponseEntity<List<WorkerView>> page(boolean findDeleted, @Nullable WorkerState state,
+            @Nullable String after, int limit) {
+        List<WorkerView> found = directory.list(findDeleted, state,
+                after == null ? null : NextPage.parsePosition(after), limit + 1);
+        return NextPage.of(found, limit, worker -> NextPage.position(worker.registeredAt(), worker.id()));
     }
 
     @Operation(summary = "One worker", description = "State, last seen, labels, concurrency, held jobs, flags.")

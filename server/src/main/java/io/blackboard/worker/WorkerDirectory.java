@@ -1,5 +1,6 @@
 package io.blackboard.worker;
 
+import io.blackboard.platform.web.NextPage;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -61,7 +62,15 @@ public class WorkerDirectory {
     /** Workers in registration order, deleted ones only when asked, optionally of one state. */
     @Transactional(readOnly = true)
     public List<WorkerView> list(boolean includeDeleted, @Nullable WorkerState state) {
-        List<WorkerRow> found = store.list(includeDeleted, state);
+        return list(includeDeleted, state, null, Integer.MAX_VALUE);
+    }
+
+    /** The same, after a position in registration order, at most {@code limit}. */
+    @Transactional(readOnly = true)
+    public List<WorkerView> list(boolean includeDeleted, @Nullable WorkerState state,
+            @Nullable NextPage.Position after, int limit) {
+        List<WorkerRow> found = store.list(includeDeleted, state, after == null ? null : after.at(),
+                after == null ? null : after.id(), limit);
         Set<UUID> deaf = store.deaf(null, properties.deafAfter());
         return found.stream().map(row -> view(row, deaf)).toList();
     }

@@ -60,11 +60,17 @@ class WorkerDirectoryStore {
 
     static final String WORKER_FIND = WORKER_SELECT + " where w.id = :id";
 
-    /** Workers in registration order; {@code :state} null means any state. */
+    /**
+     * Workers in registration order after a position (none: from the first), at most {@code :limit};
+     * {@code :state} null means any state. Read in the order of {@code worker_registered}.
+     */
     static final String WORKER_LIST = WORKER_SELECT + """
              where (:includeDeleted or w.deleted_at is null)
                and (cast(:state as text) is null or w.state = :state)
+               and (cast(:afterRegisteredAt as timestamptz) is null
+                    or (w.registered_at, w.id) > (cast(:afterRegisteredAt as timestamptz), cast(:afterId as uuid)))
              order by w.registered_at, w.id
+             limit :limit
             """;
 
     /** The worker a token was issued to, deleted or not, by the token's SHA-256 (the only form stored). */
@@ -101,9 +107,11 @@ class WorkerDirectoryStore {
         return jdbc.sql(WORKER_FIND).param("id", id).query(WorkerDirectoryStore::row).optional();
     }
 
-    List<WorkerRow> list(boolean includeDeleted, @Nullable WorkerState state) {
+    List<WorkerRow> list(boolean includeDeleted, @Nullable WorkerState state,
+            @Nullable OffsetDateTime afterRegisteredAt, @Nullable UUID afterId, int limit) {
         return jdbc.sql(WORKER_LIST).param("includeDeleted", includeDeleted)
-                .param("state", state == null ? null : state.name()).query(WorkerDirectoryStore::row).list();
+                .param("state", state == null ? null : state.name()).param("afterRegisteredAt", afterRegisteredAt)
+                .param("afterId", afterId).param("limit", limit).query(WorkerDirectoryStore::row).list();
     }
 
     Optional<UUID> byTokenHash(byte[] hash) {

@@ -252,7 +252,8 @@ class ClaimStoreTest extends BlackboardTest {
         QueryPlan.of(dataSource, ClaimStore.WORKER_POLL, new MapSqlParameterSource("workerId", worker))
                 .assertProbes("worker_pkey", "worker_function_block_pkey");
         QueryPlan.of(dataSource, ClaimStore.JOB_OF_WORKER, new MapSqlParameterSource("workerId", holder)
-                .addValue("status", "POLLED").addValue("limit", 100)).assertProbes("job_by_worker");
+                .addValue("status", "POLLED").addValue("limit", 100).addValue("afterPolledAt", null)
+                .addValue("afterId", null)).assertProbes("job_by_worker");
     }
 
     private List<JobView> claimBy(UUID workerId, int limit) {

@@ -59,7 +59,7 @@ class JobStoreTest extends BlackboardTest {
         assertThat(store.cancel(pushed)).isFalse();
         assertThat(row(cancelled)).isEqualTo(rowCancelled);
         assertThat(row(pushed)).isEqualTo(rowPushed);
-        assertThat(store.events(cancelled)).extracting(JobEvent::kind)
+        assertThat(store.events(cancelled, 0, 1000)).extracting(JobEvent::kind)
                 .containsExactly(EventKind.CREATED, EventKind.CANCELLED);
     }
 
@@ -71,8 +71,8 @@ class JobStoreTest extends BlackboardTest {
 
         QueryPlan.of(dataSource, JobStore.JOB_MATCH_IDEMPOTENCY_KEYS,
                 new MapSqlParameterSource("jobs", keyedJob(UUID.randomUUID(), 1))).assertProbes("job_idempotency_key");
-        QueryPlan.of(dataSource, JobStore.JOB_EVENTS, new MapSqlParameterSource("id", UUID.randomUUID()))
-                .assertProbes("job_event_by_job");
+        QueryPlan.of(dataSource, JobStore.JOB_EVENTS, new MapSqlParameterSource("id", UUID.randomUUID())
+                .addValue("after", 0).addValue("limit", 1000)).assertProbes("job_event_by_job");
     }
 
     /** The insert's input for one job of echo with idempotency key "k", as JobService writes it. */
