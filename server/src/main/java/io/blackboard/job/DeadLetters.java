@@ -1,9 +1,8 @@
 package io.blackboard.job;
 
 import io.blackboard.platform.errors.BadRequest;
-import java.nio.charset.StandardCharsets;
+import io.blackboard.platform.web.NextPage;
 import java.util.ArrayList;
-import java.util.Base64;
 import java.util.List;
 import java.util.UUID;
 import org.slf4j.Logger;
@@ -112,12 +111,12 @@ class DeadLetters {
     }
 
     private static String encode(UUID id) {
-        return Base64.getUrlEncoder().withoutPadding().encodeToString(id.toString().getBytes(StandardCharsets.UTF_8));
+        return NextPage.encode(id.toString());
     }
 
     private static UUID decode(String cursor) {
         try {
-            return UUID.fromString(new String(Base64.getUrlDecoder().decode(cursor), StandardCharsets.UTF_8));
+            return UUID.fromString(String.valueOf(NextPage.decode(cursor)));
         } catch (IllegalArgumentException e) {
             throw new BadRequest("'" + cursor + "' is not a cursor this server returned (use the 'next' value)");
         }

@@ -1,12 +1,9 @@
 package io.blackboard.job;
 
 import io.blackboard.platform.errors.BadRequest;
-import java.nio.charset.StandardCharsets;
-import java.time.Instant;
+import io.blackboard.platform.web.NextPage;
 import java.time.OffsetDateTime;
-import java.time.ZoneOffset;
 import java.util.Arrays;
-import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -59,26 +56,17 @@ record JobFilter(@Nullable JobStatus status, @Nullable UUID functionBlockId, @Nu
     record Cursor(OffsetDateTime createdAt, UUID id) {
 
         String encode() {
-            return Base64.getUrlEncoder().withoutPadding().encodeToString(position().getBytes(StandardCharsets.UTF_8));
+            return NextPage.encode(position());
         }
 
         /** The position as text, {@code <microseconds since the epoch>/<id>}, before it is made opaque. */
         String position() {
-            Instant at = createdAt.toInstant();
-            long micros = at.getEpochSecond() * 1_000_000 + at.getNano() / 1_000;
-            return micros + "/" + id;
+            return NextPage.position(createdAt, id);
         }
 
         static Cursor decode(String text) {
-            try {
-                String[] parts = new String(Base64.getUrlDecoder().decode(text), StandardCharsets.UTF_8).split("/");
-                long micros = Long.parseLong(parts[0]);
-                Instant at = Instant.ofEpochSecond(Math.floorDiv(micros, 1_000_000),
-                        Math.floorMod(micros, 1_000_000) * 1_000L);
-                return new Cursor(at.atOffset(ZoneOffset.UTC), UUID.fromString(parts[1]));
-            } catch (RuntimeException e) {
-                throw new BadRequest("'" + text + "' is not a cursor this server returned (use the 'next' value)");
-            }
+            NextPage.Position position = NextPage.parsePosition(text, "the 'next' value");
+            return new Cursor(position.at(), position.id());
         }
     }
 }

@@ -50,6 +50,11 @@ public final class NextPage {
 
     /** The position of a cursor made from {@link #position}, or a 400. */
     public static Position parsePosition(String cursor) {
+        return parsePosition(cursor, "the Link header's");
+    }
+
+    /** The same, the 400 saying where the right cursor is ({@code hint}). */
+    public static Position parsePosition(String cursor, String hint) {
         String text = decode(cursor);
         try {
             String[] parts = text.split("/");
@@ -57,7 +62,7 @@ public final class NextPage {
             Instant at = Instant.ofEpochSecond(Math.floorDiv(micros, 1_000_000), Math.floorMod(micros, 1_000_000) * 1_000L);
             return new Position(at.atOffset(ZoneOffset.UTC), UUID.fromString(parts[1]));
         } catch (RuntimeException e) {
-            throw new BadRequest("'" + cursor + "' is not a cursor this server returned (use the Link header's)");
+            throw new BadRequest("'" + cursor + "' is not a cursor this server returned (use " + hint + ")");
         }
     }
 
