@@ -23,7 +23,9 @@ class JobLeaseStore {
 
     /**
      * Fails the selected POLLED jobs, or re-queues them as a new attempt when attempts remain
-     * and their function block is pure or idempotent. {@code %1$s} is where the jobs are read
+     * and their function block is pure or idempotent, or the job came through the OJS binding
+     * (queue set: its producer asked for OJS's retries; the claim that ended is kept in its
+     * {@code errors}, and its {@code error} stays, as OJS shows). {@code %1$s} is where the jobs are read
      * from, {@code %2$s} the predicate choosing them (in the locking read and again in the UPDATE),
      * {@code %3$s} the batch's order.
      */
@@ -33,7 +35,8 @@ class JobLeaseStore {
     private static final String JOB_FAIL_TEMPLATE = """
             with due as materialized (
                 select j.id, j.worker_id, j.attempt,
-                       (j.attempt - j.releases < j.max_attempts and (fb.pure or fb.idempotent)) as retry
+                       (j.attempt - j.releases < j.max_attempts
+                        and (fb.pure or fb.idempotent or j.queue is not null)) as retry
                   from %1$s join function_block fb on fb.id = j.function_block_id
                  where j.status = 'POLLED' and %2$s
                  %3$s
@@ -48,7 +51,14 @@ class JobLeaseStore {
                        pushed_at      = case when due.retry then null else now() end,
                        outcome        = case when due.retry then null else 'FAILURE' end,
                        failure_reason = case when due.retry then null else :reason end,
-                       error          = case when due.retry then null else to_jsonb(cast(:message as text)) end,
+                       error          = case when due.retry and j.queue is null then null
+                                             else to_jsonb(cast(:message as text)) end,
+                       errors         = case when j.queue is null then j.errors else jsonb_path_query_array(
+                                            j.errors || jsonb_build_array(jsonb_build_object(
+                                                'attempt', j.attempt, 'workerId', j.worker_id, 'at', now(),
+                                                'error', jsonb_build_object('code', lower(:reason),
+                                                                            'message', cast(:message as text)))),
+                                            '$[last - 99 to last]') end,
                        push_xid       = case when due.retry then null else pg_current_xact_id() end,
                        push_seq       = case when due.retry then null else nextval('job_push_seq') end
                   from due

@@ -21,6 +21,10 @@ import org.springframework.validation.annotation.Validated;
  * @param maxParkedPolls long polls parked at once on this replica; past it, 429. Unset: what
  *     the heap holds (see {@link #parkedPollLimit()})
  * @param pollRecheck how often a parked poll re-checks on its own (covers lost notifications)
+ * @param leaseCheckInterval how often the stuck-job sweeper runs at the latest, whatever
+ *     {@code jobCheckInterval} says: OJS leases last seconds (30 s by default, as short as a
+ *     few), and a lapsed one must be available again promptly. Each pass is one probe of the
+ *     deadline index when nothing lapsed.
  */
 @Validated
 @ConfigurationProperties("blackboard.job")
@@ -30,7 +34,13 @@ record JobProperties(
         @NotNull @DurationUnit(ChronoUnit.MILLIS) Duration jobRetention,
         @NotNull @DurationUnit(ChronoUnit.MILLIS) Duration orphanGrace,
         @Nullable @Min(0) Integer maxParkedPolls,
-        @NotNull @DurationUnit(ChronoUnit.MILLIS) Duration pollRecheck) {
+        @NotNull @DurationUnit(ChronoUnit.MILLIS) Duration pollRecheck,
+        @NotNull @DurationUnit(ChronoUnit.MILLIS) Duration leaseCheckInterval) {
+
+    /** How often the stuck-job sweeper runs: the job check interval or the lease check interval, the shorter. */
+    Duration stuckCheckInterval() {
+        return jobCheckInterval.compareTo(leaseCheckInterval) < 0 ? jobCheckInterval : leaseCheckInterval;
+    }
 
     /** Heap a parked long poll keeps (Tomcat's request buffers, the parked stack), with headroom: BENCHMARKS.md. */
     static final long HEAP_PER_PARKED_POLL = 192 * 1024;
@@ -67,6 +77,7 @@ record JobProperties(
     boolean isPositive() {
         return stuckJobTimeout != null && jobCheckInterval != null && jobRetention != null && orphanGrace != null
                 && stuckJobTimeout.isPositive() && jobCheckInterval.isPositive() && jobRetention.isPositive()
-                && !orphanGrace.isNegative() && pollRecheck != null && pollRecheck.isPositive();
+                && !orphanGrace.isNegative() && pollRecheck != null && pollRecheck.isPositive()
+                && leaseCheckInterval != null && leaseCheckInterval.isPositive();
     }
 }

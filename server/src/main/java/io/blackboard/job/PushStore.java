@@ -14,16 +14,6 @@ import org.springframework.stereotype.Component;
 @Component
 class PushStore {
 
-    /** The push's event: PUSHED with the outcome, RETRYING with when the next attempt may run, or PARKED. */
-    private static final String EVENTS = """
-
-                insert into job_event (job_id, kind, attempt, worker_id, actor, detail)
-                select id, case status when 'SCHEDULED' then 'RETRYING' when 'PARKED' then 'PARKED' else 'PUSHED' end,
-                       attempt, cast(:workerId as uuid), 'worker',
-                       case status when 'SCHEDULED' then 'FAILURE, retry at ' || run_at
-                                   when 'PARKED' then 'FAILURE, parked as a dead letter' else outcome end
-                  from pushed""";
-
     /**
      * The holder's push: only the live claim (worker, attempt) of a POLLED job can land, and a
      * successful EXECUTE result only once it is checked against its block's result schema, if
@@ -42,8 +32,8 @@ class PushStore {
                 returning j.*),
             events as (%s)
             select %s from pushed j
-            """.formatted(landing(":outcome", "cast(:result as jsonb)", "cast(:acquires as jsonb)",
-                    "cast(:dbUpdates as jsonb)", "cast(:error as jsonb)"), EVENTS, JobRows.COLUMNS);
+            """.formatted(JobLanding.set(":outcome", "cast(:result as jsonb)", "cast(:acquires as jsonb)",
+                    "cast(:dbUpdates as jsonb)", "cast(:error as jsonb)"), JobLanding.events("cast(:workerId as uuid)"), JobRows.COLUMNS);
 
     /**
      * A batch of pushes by one worker, one statement: each lands only on its live claim, and a
@@ -67,50 +57,8 @@ class PushStore {
                 returning j.*, x.ord),
             events as (%s)
             select j.ord, %s from pushed j
-            """.formatted(landing("x.outcome", "x.result", "x.acquires", "x.db_updates", "x.error"), EVENTS,
+            """.formatted(JobLanding.set("x.outcome", "x.result", "x.acquires", "x.db_updates", "x.error"), JobLanding.events("cast(:workerId as uuid)"),
                     JobRows.COLUMNS);
-
-    /**
-     * What a push writes on the job it lands on, given its outcome and documents as SQL. A
-     * FAILURE is added to the job's {@code errors} (the last 100 kept: every attempt a policy
-     * allows; only re-runs of a dead letter go past it), with the {@code acquires} and {@code dbUpdates}
-     * it reported (what a retried attempt took or changed must still reach the engine's rollback;
-     * the job keeps the latest attempt's too). A FAILURE under a retry policy is kept
-     * unended ({@code kept}) when the policy retries it ({@code job_retries},
-     * V8__scheduled_jobs_and_retries.sql: back as SCHEDULED for the backoff of
-     * {@code job_backoff}, keeping its attempt count) or, when it is final, parks dead letters
-     * (onExhausted PARK: PARKED, outside the feed). Otherwise the job becomes PUSHED with the
-     * outcome. {@code j} is the row before the update.
-     */
-    private static String landing(String outcome, String result, String acquires, String dbUpdates, String error) {
-        return """
-                status = case when {kept} then (case when {retry} then 'SCHEDULED' else 'PARKED' end)
-                                else 'PUSHED' end,
-                       outcome = case when {kept} then null else {outcome} end,
-                       failure_reason = case when {outcome} = 'FAILURE' and not {kept} then 'WORKER_REPORTED' end,
-                       result = {result}, acquires = {acquires}, db_updates = {dbUpdates},
-                       error = {error},
-                       errors = case when {outcome} = 'FAILURE' then jsonb_path_query_array(
-                                j.errors || jsonb_build_array(jsonb_strip_nulls(
-                                    jsonb_build_object('attempt', j.attempt, 'workerId', j.worker_id, 'at', now(),
-                                                       'acquires', {acquires}, 'dbUpdates', {dbUpdates}))
-                                    || jsonb_build_object('error', {error})),
-                                '$[last - 99 to last]')
-                                else j.errors end,
-                       worker_id = case when {kept} then null else j.worker_id end,
-                       polled_at = case when {kept} then null else j.polled_at end,
-                       deadline = case when {kept} then null else j.deadline end,
-                       run_at = case when {kept} and {retry} then now() + job_backoff(j.retry_policy, j.attempt - j.releases)
-                                else j.run_at end,
-                       pushed_at = case when {kept} then null else now() end,
-                       push_xid = case when {kept} then null else pg_current_xact_id() end,
-                       push_seq = case when {kept} then null else nextval('job_push_seq') end"""
-                .replace("{kept}", "({outcome} = 'FAILURE' and j.retry_policy is not null and ({retry}"
-                        + " or j.retry_policy @> '{\"onExhausted\": \"PARK\"}'))")
-                .replace("{retry}", "job_retries(j.retry_policy, j.attempt - j.releases, j.max_attempts, {error})")
-                .replace("{outcome}", outcome).replace("{result}", result).replace("{acquires}", acquires)
-                .replace("{dbUpdates}", dbUpdates).replace("{error}", error);
-    }
 
     /** The result schema of each EXECUTE job's function block (other jobs, or unknown ones, are absent). */
     static final String JOB_RESULT_SCHEMAS = """

@@ -46,7 +46,7 @@ class StuckJobSweeper implements Sweeper {
 
     @Override
     public Duration interval() {
-        return properties.jobCheckInterval();
+        return properties.stuckCheckInterval();
     }
 
     @Override

@@ -27,7 +27,9 @@ class RoleTokens {
         /** Creates, reads and cancels jobs, reads results. */
         ENGINE,
         /** Reads everything, deletes, cleans up, directs workers, acts for any worker. */
-        OPERATOR
+        OPERATOR,
+        /** Fetches, acks, nacks and heartbeats through the OJS binding, as any OJS worker id. */
+        OJS_WORKER
     }
 
     private record Entry(byte[] hash, Role role) {
@@ -43,28 +45,32 @@ class RoleTokens {
 
     RoleTokens(SecurityProperties properties, boolean embeddedDatabase) {
         boolean none = properties.workerTokens().isEmpty() && properties.engineTokens().isEmpty()
-                && properties.operatorTokens().isEmpty();
+                && properties.operatorTokens().isEmpty() && properties.ojsWorkerTokens().isEmpty();
         if (none && embeddedDatabase) {
             add(List.of("dev-worker-token"), Role.WORKER);
             add(List.of("dev-engine-token"), Role.ENGINE);
             add(List.of("dev-operator-token"), Role.OPERATOR);
+            add(List.of("dev-ojs-worker-token"), Role.OJS_WORKER);
             log.warn("Embedded database and no BLACKBOARD_WORKER_TOKENS, BLACKBOARD_ENGINE_TOKENS or "
                     + "BLACKBOARD_OPERATOR_TOKENS set: the development tokens are in force: worker=dev-worker-token "
-                    + "engine=dev-engine-token operator=dev-operator-token");
+                    + "engine=dev-engine-token operator=dev-operator-token ojs-worker=dev-ojs-worker-token");
         } else if (none) {
             String worker = Tokens.generate("bbr_");
             String engine = Tokens.generate("bbe_");
             String operator = Tokens.generate("bbo_");
+            String ojsWorker = Tokens.generate("bbj_");
             add(List.of(worker), Role.WORKER);
             add(List.of(engine), Role.ENGINE);
             add(List.of(operator), Role.OPERATOR);
+            add(List.of(ojsWorker), Role.OJS_WORKER);
             log.warn("No BLACKBOARD_WORKER_TOKENS, BLACKBOARD_ENGINE_TOKENS or BLACKBOARD_OPERATOR_TOKENS set; "
                     + "tokens generated for this run only (set them for several replicas): worker={} engine={} "
-                    + "operator={}", worker, engine, operator);
+                    + "operator={} ojs-worker={}", worker, engine, operator, ojsWorker);
         } else {
             add(properties.workerTokens(), Role.WORKER);
             add(properties.engineTokens(), Role.ENGINE);
             add(properties.operatorTokens(), Role.OPERATOR);
+            add(properties.ojsWorkerTokens(), Role.OJS_WORKER);
         }
     }
 

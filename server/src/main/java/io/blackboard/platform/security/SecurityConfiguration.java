@@ -43,6 +43,7 @@ class SecurityConfiguration {
     private static final String ENGINE = "ENGINE";
     private static final String OPERATOR = "OPERATOR";
     private static final String BOUND_WORKER = "BOUND_WORKER";
+    private static final String OJS_WORKER = "OJS_WORKER";
 
     @Bean
     SecurityFilterChain api(HttpSecurity http, RoleTokens roleTokens, WorkerTokenVerifier workerTokens,
@@ -95,6 +96,12 @@ class SecurityConfiguration {
                                 "/blackboard/jobs/cancel").hasRole(ENGINE)
                         .requestMatchers(HttpMethod.GET, "/blackboard/**", "/function-blocks", "/function-blocks/**")
                         .hasAnyRole(ENGINE, OPERATOR)
+                        // the OJS binding (docs/ojs.md): its manifest and health are open, as the spec has them
+                        .requestMatchers(HttpMethod.GET, "/ojs/manifest", "/ojs/v1/health").permitAll()
+                        .requestMatchers(HttpMethod.POST, "/ojs/v1/workers/**").hasRole(OJS_WORKER)
+                        .requestMatchers(HttpMethod.POST, "/ojs/v1/jobs", "/ojs/v1/jobs/batch").hasRole(ENGINE)
+                        .requestMatchers(HttpMethod.DELETE, "/ojs/v1/jobs/*").hasRole(ENGINE)
+                        .requestMatchers("/ojs/**").hasAnyRole(ENGINE, OPERATOR)
                         // everything else is the operators': lists, deletes, cleanup, directives, metrics
                         .anyRequest().hasRole(OPERATOR));
         return http.build();

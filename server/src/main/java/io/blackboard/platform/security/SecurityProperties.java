@@ -8,17 +8,18 @@ import org.springframework.validation.annotation.Validated;
 
 /**
  * Role tokens (comma-separated in BLACKBOARD_WORKER_TOKENS, BLACKBOARD_ENGINE_TOKENS,
- * BLACKBOARD_OPERATOR_TOKENS) and the request body cap.
+ * BLACKBOARD_OPERATOR_TOKENS, BLACKBOARD_OJS_WORKER_TOKENS) and the request body cap.
  */
 @Validated
 @ConfigurationProperties("blackboard.security")
 public record SecurityProperties(List<String> workerTokens, List<String> engineTokens, List<String> operatorTokens,
-        DataSize maxBodySize, @Min(1) int maxJsonDepth, @Min(1) int maxJsonStringLength) {
+        List<String> ojsWorkerTokens, DataSize maxBodySize, @Min(1) int maxJsonDepth, @Min(1) int maxJsonStringLength) {
 
     public SecurityProperties {
         workerTokens = clean(workerTokens);
         engineTokens = clean(engineTokens);
         operatorTokens = clean(operatorTokens);
+        ojsWorkerTokens = clean(ojsWorkerTokens);
         maxBodySize = maxBodySize == null ? DataSize.ofMegabytes(1) : maxBodySize;
     }
 

@@ -170,7 +170,7 @@ class SecurityTest extends IntegrationTest {
 
     @Test
     void withNoTokensConfiguredOnePerRoleIsGeneratedAndLoggedOnce(CapturedOutput output) {
-        RoleTokens tokens = new RoleTokens(new SecurityProperties(List.of(), List.of(), List.of(),
+        RoleTokens tokens = new RoleTokens(new SecurityProperties(List.of(), List.of(), List.of(), List.of(),
                 DataSize.ofMegabytes(1), 32, 1000), false);
 
         assertThat(tokens.rolesOf("")).isEmpty();
@@ -178,29 +178,33 @@ class SecurityTest extends IntegrationTest {
         String line = output.getAll().lines().filter(l -> l.contains("tokens generated")).findFirst().orElseThrow();
         String operator = line.replaceAll(".*operator=([A-Za-z0-9_-]+).*", "$1");
         assertThat(tokens.rolesOf(operator)).containsExactly(RoleTokens.Role.OPERATOR);
+        String ojsWorker = line.replaceAll(".*ojs-worker=([A-Za-z0-9_-]+).*", "$1");
+        assertThat(tokens.rolesOf(ojsWorker)).containsExactly(RoleTokens.Role.OJS_WORKER);
     }
 
     @Test
     void onTheEmbeddedDatabaseWithNoTokensConfiguredTheDevelopmentTokensAreInForce(CapturedOutput output) {
-        RoleTokens tokens = new RoleTokens(new SecurityProperties(List.of(), List.of(), List.of(),
+        RoleTokens tokens = new RoleTokens(new SecurityProperties(List.of(), List.of(), List.of(), List.of(),
                 DataSize.ofMegabytes(1), 32, 1000), true);
 
         assertThat(tokens.rolesOf("dev-worker-token")).containsExactly(RoleTokens.Role.WORKER);
         assertThat(tokens.rolesOf("dev-engine-token")).containsExactly(RoleTokens.Role.ENGINE);
         assertThat(tokens.rolesOf("dev-operator-token")).containsExactly(RoleTokens.Role.OPERATOR);
+        assertThat(tokens.rolesOf("dev-ojs-worker-token")).containsExactly(RoleTokens.Role.OJS_WORKER);
         assertThat(output.getAll()).contains("development tokens are in force");
 
-        RoleTokens configured = new RoleTokens(new SecurityProperties(List.of("mine"), List.of(), List.of(),
+        RoleTokens configured = new RoleTokens(new SecurityProperties(List.of("mine"), List.of(), List.of(), List.of(),
                 DataSize.ofMegabytes(1), 32, 1000), true);
         assertThat(configured.rolesOf("dev-operator-token")).as("configured tokens replace them").isEmpty();
     }
 
     @Test
     void aTokenListedUnderSeveralRolesHoldsThemAll() {
-        RoleTokens tokens = new RoleTokens(new SecurityProperties(List.of("a", " b "), List.of("b"), List.of(""),
+        RoleTokens tokens = new RoleTokens(new SecurityProperties(List.of("a", " b "), List.of("b"), List.of(""), List.of("b"),
                 DataSize.ofMegabytes(1), 32, 1000), false);
 
-        assertThat(tokens.rolesOf("b")).containsExactlyInAnyOrder(RoleTokens.Role.WORKER, RoleTokens.Role.ENGINE);
+        assertThat(tokens.rolesOf("b")).containsExactlyInAnyOrder(RoleTokens.Role.WORKER, RoleTokens.Role.ENGINE,
+                RoleTokens.Role.OJS_WORKER);
         assertThat(tokens.rolesOf("a")).containsExactly(RoleTokens.Role.WORKER);
         assertThat(tokens.rolesOf("")).isEmpty();
     }

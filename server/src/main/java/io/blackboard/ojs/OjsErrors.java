@@ -1,0 +1,82 @@
+package io.blackboard.ojs;
+
+import jakarta.servlet.http.HttpServletRequest;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.core.Ordered;
+import org.springframework.core.annotation.Order;
+import org.springframework.dao.DataAccessResourceFailureException;
+import org.springframework.dao.TransientDataAccessException;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.ResponseEntity;
+import org.springframework.transaction.CannotCreateTransactionException;
+import org.springframework.web.bind.annotation.ExceptionHandler;
+import org.springframework.web.bind.annotation.RestControllerAdvice;
+import tools.jackson.databind.json.JsonMapper;
+import tools.jackson.databind.node.ObjectNode;
+
+/**
+ * The binding's errors in OJS's envelope, {@code {"error": {code, message, retryable,
+ * request_id, ...}}}, instead of the native API's RFC 9457 problems: only for its controllers.
+ */
+@RestControllerAdvice(basePackageClasses = OjsController.class)
+@Order(Ordered.HIGHEST_PRECEDENCE)
+class OjsErrors {
+
+    private static final Logger log = LoggerFactory.getLogger(OjsErrors.class);
+    static final String DOCS = "https://github.com/blackboard/blackboard/blob/main/docs/ojs.md";
+
+    private final JsonMapper json;
+
+    OjsErrors(JsonMapper json) {
+        this.json = json;
+    }
+
+    @ExceptionHandler(OjsException.class)
+    ResponseEntity<ObjectNode> refused(OjsException e, HttpServletRequest request) {
+        ObjectNode error = envelope(e.code(), e.getMessage(), false, request);
+        if (e.type() != null) {
+            error.put("type", e.type());
+        }
+        if (e.hint() != null) {
+            error.put("hint", e.hint());
+            error.put("docs_url", DOCS);
+        }
+        return answer(e.status(), error);
+    }
+
+    /** PostgreSQL unreachable or the pool exhausted: the request may be repeated. */
+    @ExceptionHandler({DataAccessResourceFailureException.class, TransientDataAccessException.class,
+            CannotCreateTransactionException.class})
+    ResponseEntity<ObjectNode> backendDown(Exception e, HttpServletRequest request) {
+        log.warn("OJS {} {}: the database is not available ({})", request.getMethod(), request.getRequestURI(),
+                e.toString());
+        return answer(HttpStatus.SERVICE_UNAVAILABLE,
+                envelope("backend_error", "the database is not available; try again", true, request));
+    }
+
+    @ExceptionHandler(Exception.class)
+    ResponseEntity<ObjectNode> failed(Exception e, HttpServletRequest request) {
+        log.error("OJS {} {} failed", request.getMethod(), request.getRequestURI(), e);
+        return answer(HttpStatus.INTERNAL_SERVER_ERROR,
+                envelope("backend_error", "the server failed to handle the request", true, request));
+    }
+
+    private ObjectNode envelope(String code, String message, boolean retryable, HttpServletRequest request) {
+        ObjectNode error = json.createObjectNode();
+        error.put("code", code);
+        error.put("message", message);
+        error.put("retryable", retryable);
+        Object id = request.getAttribute(OjsHeaders.REQUEST_ID);
+        if (id != null) {
+            error.put("request_id", id.toString());
+        }
+        return error;
+    }
+
+    private ResponseEntity<ObjectNode> answer(HttpStatus status, ObjectNode error) {
+        ObjectNode body = json.createObjectNode();
+        body.set("error", error);
+        return ResponseEntity.status(status).contentType(OjsHeaders.OJS_JSON).body(body);
+    }
+}

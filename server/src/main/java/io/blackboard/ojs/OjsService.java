@@ -1,0 +1,298 @@
+package io.blackboard.ojs;
+
+import io.blackboard.job.JobWakeups;
+import io.blackboard.platform.sql.Ids;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.UUID;
+import java.util.function.Supplier;
+import java.util.regex.Pattern;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.lang.Nullable;
+import org.springframework.stereotype.Service;
+import org.springframework.transaction.support.TransactionTemplate;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+import tools.jackson.databind.node.ArrayNode;
+import tools.jackson.databind.node.ObjectNode;
+
+/**
+ * The binding's rules: what each OJS operation does to the native model, in one transaction
+ * each, and what it answers. The statements are {@link OjsStore}'s; the wake-ups after a commit
+ * ({@link JobWakeups}) are the native paths' own, so parked native polls, the due-job timer and
+ * result-feed readers learn of OJS jobs as of native ones.
+ */
+@Service
+class OjsService {
+
+    private static final Logger log = LoggerFactory.getLogger(OjsService.class);
+    /** Who holds the jobs of a fetch that names no worker. */
+    static final String ANONYMOUS_WORKER = "anonymous";
+    static final int MAX_BATCH = 1_000;
+    static final int MAX_FETCH = 100;
+    private static final Pattern WORKER_ID = Pattern.compile("\\S(.{0,198}\\S)?");
+
+    private final OjsStore store;
+    private final JobWakeups wakeups;
+    private final TransactionTemplate tx;
+    private final JsonMapper json;
+
+    OjsService(OjsStore store, JobWakeups wakeups, TransactionTemplate tx, JsonMapper json) {
+        this.store = store;
+        this.wakeups = wakeups;
+        this.tx = tx;
+        this.json = json;
+    }
+
+    /** Enqueues the jobs, all or none: any invalid one, or an id already taken, refuses the batch. */
+    List<ObjectNode> enqueue(List<JsonNode> bodies) {
+        if (bodies.isEmpty() || bodies.size() > MAX_BATCH) {
+            throw OjsException.invalid("jobs must hold 1 to " + MAX_BATCH + " jobs");
+        }
+        List<OjsEnvelope> jobs = new ArrayList<>();
+        for (int i = 0; i < bodies.size(); i++) {
+            jobs.add(OjsEnvelope.parse(bodies.get(i), bodies.size() == 1 ? "" : "jobs[" + i + "]: ", json));
+        }
+        Set<UUID> ids = new LinkedHashSet<>();
+        for (OjsEnvelope job : jobs) {
+            if (!ids.add(job.id())) {
+                throw OjsException.duplicate("job " + job.id() + " is given twice");
+            }
+        }
+        Map<String, UUID> blocks = blocks(jobs.stream().map(OjsEnvelope::type).distinct().toList());
+        List<Map<String, Object>> rows = new ArrayList<>();
+        for (int i = 0; i < jobs.size(); i++) {
+            OjsEnvelope job = jobs.get(i);
+            Map<String, Object> row = new LinkedHashMap<>();
+            row.put("ord", i);
+            row.put("id", job.id());
+            row.put("function_block_id", blocks.get(job.type()));
+            row.put("payload", job.payload());
+            row.put("priority", job.priority());
+            row.put("max_attempts", job.maxAttempts());
+            row.put("correlation_id", job.correlationId());
+            row.put("run_at", job.runAt() == null ? null : job.runAt().toString());
+            row.put("retry_policy", job.retryPolicy());
+            row.put("execution_timeout_ms", job.timeoutMs());
+            row.put("queue", job.queue());
+            row.put("ojs", job.ojs());
+            rows.add(row);
+        }
+        String input = json.writeValueAsString(rows);
+        List<OjsJob> created = tx.execute(status -> {
+            List<OjsJob> inserted = store.insert(input);
+            if (inserted.size() < jobs.size()) {
+                Set<UUID> taken = new LinkedHashSet<>(ids);
+                inserted.forEach(job -> taken.remove(job.id()));
+                throw OjsException.duplicate("a job with id " + taken.iterator().next() + " exists already");
+            }
+            List<UUID> pending = inserted.stream().filter(job -> job.status().equals("PENDING"))
+                    .map(job -> blocks.get(job.type())).toList();
+            if (!pending.isEmpty()) {
+                wakeups.pending(pending);
+            }
+            if (pending.size() < inserted.size()) {
+                wakeups.scheduled();
+            }
+            return inserted;
+        });
+        Map<UUID, OjsJob> byId = new LinkedHashMap<>();
+        created.forEach(job -> byId.put(job.id(), job));
+        log.debug("Enqueued {} OJS jobs", created.size());
+        return jobs.stream().map(job -> byId.get(job.id()).toJson(json)).toList();
+    }
+
+    /** The function block of each type: the newest registered of its name, else an implicit one made now. */
+    private Map<String, UUID> blocks(List<String> types) {
+        Map<String, UUID> found = store.blocks(types);
+        if (found.size() < types.size()) {
+            types.stream().filter(type -> !found.containsKey(type)).forEach(type -> store.implicitBlock(Ids.newId(), type));
+            found.putAll(store.blocks(types));
+        }
+        return found;
+    }
+
+    ObjectNode info(UUID id) {
+        return store.find(id).orElseThrow(() -> OjsException.notFound("job " + id)).toJson(json);
+    }
+
+    /** Cancels a job not yet ended; an ended one (a cancelled one too) is a conflict. */
+    ObjectNode cancel(UUID id) {
+        OjsJob cancelled = tx.execute(status -> {
+            Optional<OjsJob> done = store.cancel(id);
+            done.ifPresent(job -> wakeups.ended());
+            return done.orElseGet(() -> {
+                OjsJob job = store.find(id).orElseThrow(() -> OjsException.notFound("job " + id));
+                throw OjsException.conflict("job " + id + " is " + job.state(job.attemptBase(json))
+                        + " and cannot be cancelled");
+            });
+        });
+        return cancelled.toJson(json);
+    }
+
+    /** Claims up to {@code count} jobs of the queues for the worker; none while it is told to be quiet. */
+    List<ObjectNode> fetch(List<String> queues, int count, @Nullable String workerId, @Nullable Long leaseMs) {
+        String worker = worker(workerId);
+        List<OjsJob> jobs = tx.execute(status -> {
+            OjsStore.Worker holder = store.upsertWorker(worker, Ids.newId());
+            if (holder.directive() != io.blackboard.worker.Directive.RUN) {
+                return List.<OjsJob>of();
+            }
+            return store.fetch(holder.id(), queues, count, leaseMs);
+        });
+        return jobs.stream().map(job -> job.toJson(json)).toList();
+    }
+
+    ObjectNode ack(UUID jobId, @Nullable String workerId, @Nullable JsonNode result) {
+        String given = workerId == null ? null : worker(workerId);
+        String resultJson = result == null || result.isNull() ? null : json.writeValueAsString(result);
+        OjsJob job = land(jobId, given, () -> store.ack(jobId, given, resultJson));
+        ObjectNode answer = answer(job);
+        answer.put("acknowledged", true);
+        return answer;
+    }
+
+    /**
+     * A failure: retried under the job's policy (retryable), parked (a dead letter) or final
+     * (discarded); with {@code requeue} the claim is handed back instead (available, no
+     * attempt spent). The error keeps OJS's fields, with the error's type (or its
+     * {@code details.error_class}) as {@code type}, which non_retryable_errors match too.
+     */
+    ObjectNode nack(UUID jobId, @Nullable String workerId, JsonNode error, boolean requeue) {
+        String given = workerId == null ? null : worker(workerId);
+        if (requeue) {
+            return answer(land(jobId, given, () -> store.release(jobId, given)));
+        }
+        ObjectNode stored = ((ObjectNode) error).deepCopy();
+        if (!stored.has("type")) {
+            JsonNode errorClass = error.path("details").path("error_class");
+            if (errorClass.isString()) {
+                stored.put("type", errorClass.asString());
+            }
+        }
+        String errorJson = json.writeValueAsString(stored);
+        return answer(land(jobId, given, () -> store.nack(jobId, given, errorJson)));
+    }
+
+    /** Runs a landing; when it changed nothing, says why: no such job, not active, or not this worker's. */
+    private OjsJob land(UUID jobId, @Nullable String workerId, Supplier<Optional<OjsJob>> landing) {
+        return tx.execute(status -> {
+            Optional<OjsJob> landed = landing.get();
+            if (landed.isPresent()) {
+                switch (landed.get().status()) {
+                    case "PUSHED" -> wakeups.ended();
+                    case "SCHEDULED" -> wakeups.scheduled();
+                    case "PENDING" -> wakeups.pending(List.of(store.blockOf(jobId)));
+                    default -> {
+                    }
+                }
+                return landed.get();
+            }
+            OjsJob job = store.find(jobId).orElseThrow(() -> OjsException.notFound("job " + jobId));
+            String state = job.state(job.attemptBase(json));
+            if (!state.equals("active")) {
+                throw OjsException.conflict("job " + jobId + " is " + state + ", not active");
+            }
+            throw OjsException.conflict("job " + jobId + " is held by "
+                    + (job.worker() == null ? "a native Blackboard worker" : "worker " + job.worker())
+                    + (workerId == null ? "" : ", not by " + workerId));
+        });
+    }
+
+    private ObjectNode answer(OjsJob job) {
+        ObjectNode shown = job.toJson(json);
+        ObjectNode answer = json.createObjectNode();
+        answer.put("id", job.id().toString());
+        answer.put("job_id", job.id().toString());
+        for (String field : List.of("state", "attempt", "max_attempts", "next_attempt_at", "retry_delay_ms",
+                "completed_at", "discarded_at", "cancelled_at")) {
+            if (shown.has(field)) {
+                answer.set(field, shown.get(field));
+            }
+        }
+        answer.set("job", shown);
+        return answer;
+    }
+
+    /**
+     * Extends the leases of the listed jobs the worker holds and answers its directive as OJS's
+     * worker state; the listed jobs it no longer holds (cancelled, timed out) are named so it
+     * stops them. Releases nothing.
+     */
+    ObjectNode heartbeat(String workerId, List<UUID> jobIds, @Nullable Long leaseMs) {
+        String worker = worker(workerId);
+        ObjectNode answer = json.createObjectNode();
+        answer.put("state", "running");
+        tx.executeWithoutResult(status -> {
+            OjsStore.Worker holder = store.upsertWorker(worker, Ids.newId());
+            List<UUID> extended = jobIds.isEmpty() ? List.of() : store.extend(holder.id(), jobIds, leaseMs);
+            List<UUID> lost = jobIds.isEmpty() ? List.of() : store.notHeld(holder.id(), jobIds);
+            answer.put("state", switch (holder.directive()) {
+                case RUN -> "running";
+                case QUIET -> "quiet";
+                case TERMINATE -> "terminate";
+            });
+            ArrayNode ids = answer.putArray("jobs_extended");
+            extended.forEach(id -> ids.add(id.toString()));
+            ArrayNode gone = answer.putArray("cancelled_job_ids");
+            lost.forEach(id -> gone.add(id.toString()));
+            answer.put("server_time", OjsJob.time(holder.serverTime()));
+        });
+        return answer;
+    }
+
+    List<ObjectNode> deadLetters(@Nullable String queue, @Nullable UUID after, int limit) {
+        return store.deadLetters(queue, after, limit).stream().map(job -> job.toJson(json)).toList();
+    }
+
+    ObjectNode retryDeadLetter(UUID id) {
+        OjsJob job = tx.execute(status -> store.retryDeadLetter(id).map(rerun -> {
+            wakeups.pending(List.of(store.blockOf(id)));
+            return rerun;
+        }).orElseThrow(() -> store.find(id).isPresent()
+                ? OjsException.conflict("job " + id + " is not a dead letter")
+                : OjsException.notFound("dead letter " + id)));
+        return job.toJson(json);
+    }
+
+    void deleteDeadLetter(UUID id) {
+        tx.executeWithoutResult(status -> {
+            if (store.deleteDeadLetter(id)) {
+                wakeups.ended();
+            } else if (store.find(id).isPresent()) {
+                throw OjsException.conflict("job " + id + " is not a dead letter");
+            } else {
+                throw OjsException.notFound("dead letter " + id);
+            }
+        });
+    }
+
+    List<ObjectNode> events(@Nullable List<String> types, @Nullable List<String> queues, @Nullable Long before,
+            int limit) {
+        return store.events(types, queues, before, limit).stream().map(event -> event.toJson(json)).toList();
+    }
+
+    List<ObjectNode> queues() {
+        return store.queues().stream().map(queue -> queue.toJson(json)).toList();
+    }
+
+    boolean databaseUp() {
+        return store.ping();
+    }
+
+    private static String worker(@Nullable String workerId) {
+        if (workerId == null) {
+            return ANONYMOUS_WORKER;
+        }
+        if (!WORKER_ID.matcher(workerId).matches()) {
+            throw OjsException.invalid("worker_id must be 1 to 200 characters, not starting or ending with a space");
+        }
+        return workerId;
+    }
+}
