@@ -31,7 +31,8 @@ record OjsEnvelope(UUID id, boolean clientId, String type, String queue, ObjectN
         int priority, @Nullable OffsetDateTime runAt, ObjectNode retryPolicy, int maxAttempts,
         @Nullable Long timeoutMs, @Nullable String correlationId) {
 
-    static final Pattern TYPE = Pattern.compile("[a-z][a-z0-9_]*(\\.[a-z][a-z0-9_]*)*");
+    /** The spec's type pattern, with the hyphens its own conformance cases use ({@code dlq.test.list-first}). */
+    static final Pattern TYPE = Pattern.compile("[a-z][a-z0-9_-]*(\\.[a-z][a-z0-9_-]*)*");
     static final Pattern QUEUE = Pattern.compile("[a-z0-9][a-z0-9.-]*");
     static final Pattern UUID_V7 = Pattern.compile("[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}");
     static final String DEFAULT_QUEUE = "default";
