@@ -33,15 +33,20 @@ create or replace function job_backoff(policy jsonb, spent integer)
            * (1 - coalesce((policy ->> 'jitter')::float8, 0) * random()) / 1000)
 $$;
 
--- a non-retryable error is named by its code or, as OJS names errors, by its type
+-- a non-retryable error is named by its code, or (OJS jobs: nonRetryableTypes) by its type, as
+-- OJS names errors; a native policy has no nonRetryableTypes, so native jobs match codes only
 create or replace function job_retries(policy jsonb, spent integer, max_attempts integer, error jsonb)
     returns boolean language sql immutable as $$
     select policy is not null and spent < max_attempts
        and error -> 'retryable' is distinct from 'false'::jsonb
        and not exists (
-           select 1 from jsonb_array_elements_text(coalesce(policy -> 'nonRetryableErrors', '[]')) as code(c),
-                         (values (error ->> 'code'), (error ->> 'type')) as named(name)
+           select 1 from (select c, error ->> 'code' as name
+                            from jsonb_array_elements_text(coalesce(policy -> 'nonRetryableErrors', '[]')) as code(c)
+                          union all
+                          select c, error ->> 'type'
+                            from jsonb_array_elements_text(coalesce(policy -> 'nonRetryableTypes', '[]')) as code(c))
+                         as named
             where jsonb_typeof(error) = 'object'
-              and (named.name = code.c
-                   or (right(code.c, 1) = '*' and starts_with(named.name, left(code.c, -1)))))
+              and (named.name = named.c
+                   or (right(named.c, 1) = '*' and starts_with(named.name, left(named.c, -1)))))
 $$;

@@ -13,7 +13,7 @@ import org.springframework.lang.Nullable;
 /**
  * How a job whose worker reports FAILURE runs again: up to {@code maxAttempts} attempts in all,
  * the n-th retry after {@code initialIntervalMs * multiplier^(n-1)}, at most {@code maxIntervalMs},
- * less up to a {@code jitter} share of it at random. An error whose {@code code} (or {@code type}) is listed in
+ * less up to a {@code jitter} share of it at random. An error whose {@code code} is listed in
  * {@code nonRetryableErrors} (exactly, or by a prefix ending in {@code *}), or that says
  * {@code "retryable": false}, is final at once; {@code onExhausted} PARK then parks the job as a
  * dead letter instead of failing it. Given on a job, or on its function block as the

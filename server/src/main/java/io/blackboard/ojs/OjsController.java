@@ -160,7 +160,8 @@ class OjsController {
     ResponseEntity<ObjectNode> ack(@RequestBody(required = false) byte[] body,
             @RequestHeader(value = "Content-Type", required = false) String contentType) {
         JsonNode request = read(body, contentType);
-        return ok(service.ack(id(text(request, "job_id"), "job_id"), text(request, "worker_id"), request.get("result")));
+        return ok(service.ack(id(text(request, "job_id"), "job_id"), text(request, "worker_id"), attempt(request),
+                request.get("result")));
     }
 
     @PostMapping(V1 + "/workers/nack")
@@ -178,8 +179,8 @@ class OjsController {
         if (requeue != null && !requeue.isNull() && !requeue.isBoolean()) {
             throw OjsException.invalid("requeue must be true or false");
         }
-        return ok(service.nack(id(text(request, "job_id"), "job_id"), text(request, "worker_id"), error,
-                requeue != null && requeue.asBoolean(false)));
+        return ok(service.nack(id(text(request, "job_id"), "job_id"), text(request, "worker_id"), attempt(request),
+                error, requeue != null && requeue.asBoolean(false)));
     }
 
     /** Beats for {@code active_jobs} (ids), or {@code active_job_ids} as some SDKs send them. */
@@ -286,6 +287,9 @@ class OjsController {
         if (body == null || body.length == 0) {
             throw OjsException.payload("the request needs a JSON body");
         }
+        if (new String(body, java.nio.charset.StandardCharsets.UTF_8).contains("\\u0000")) {
+            throw OjsException.invalid("strings may not hold the NUL character (\\u0000): PostgreSQL cannot store it");
+        }
         JsonNode parsed;
         try {
             parsed = json.readTree(body);
@@ -325,10 +329,15 @@ class OjsController {
         if (value == null || value.isNull()) {
             return otherwise;
         }
-        if (!value.isIntegralNumber() || value.asLong() < least || value.asLong() > most) {
+        if (!OjsEnvelope.whole(value) || value.asLong() < least || value.asLong() > most) {
             throw OjsException.invalid(field + " must be a whole number from " + least + " to " + most);
         }
         return value.asLong();
+    }
+
+    /** The attempt an ack or nack is for (Blackboard's extension: the fence of a late answer), if given. */
+    private static @Nullable Integer attempt(JsonNode request) {
+        return request.hasNonNull("attempt") ? (int) number(request, "attempt", 1, Integer.MAX_VALUE, 0) : null;
     }
 
     private static @Nullable List<String> list(@Nullable String commaSeparated) {

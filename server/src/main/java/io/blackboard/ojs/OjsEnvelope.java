@@ -39,6 +39,10 @@ record OjsEnvelope(UUID id, boolean clientId, String type, String queue, ObjectN
     /** The fields of the envelope the binding reads; any other is kept as given. */
     private static final Set<String> KNOWN = Set.of("id", "type", "args", "meta", "options", "queue", "priority",
             "specversion", "scheduled_at");
+    /** Fields only the server sets (ojs-core section 5): a producer's are dropped, never shown as the server's. */
+    private static final Set<String> SERVER_MANAGED = Set.of("state", "attempt", "max_attempts", "created_at",
+            "enqueued_at", "started_at", "completed_at", "cancelled_at", "discarded_at", "result", "error", "errors",
+            "retry_delay_ms", "next_attempt_at", "worker_id", "timeout_ms");
     private static final long MAX_TIMEOUT_MS = 31L * 24 * 3600 * 1000;
     private static final int MAX_ATTEMPTS = 1_000;
 
@@ -78,7 +82,7 @@ record OjsEnvelope(UUID id, boolean clientId, String type, String queue, ObjectN
         JsonNode priorityNode = opts.has("priority") ? opts.get("priority") : body.get("priority");
         int priority = 0;
         if (priorityNode != null && !priorityNode.isNull()) {
-            if (!priorityNode.isIntegralNumber() || priorityNode.asLong() < -100 || priorityNode.asLong() > 100) {
+            if (!whole(priorityNode) || priorityNode.asLong() < -100 || priorityNode.asLong() > 100) {
                 throw OjsException.invalid(where + "options.priority must be an integer from -100 to 100");
             }
             priority = priorityNode.asInt();
@@ -116,7 +120,7 @@ record OjsEnvelope(UUID id, boolean clientId, String type, String queue, ObjectN
         }
         ObjectNode extra = json.createObjectNode();
         for (Map.Entry<String, JsonNode> field : body.properties()) {
-            if (!KNOWN.contains(field.getKey())) {
+            if (!KNOWN.contains(field.getKey()) && !SERVER_MANAGED.contains(field.getKey())) {
                 extra.set(field.getKey(), field.getValue());
             }
         }
@@ -155,7 +159,7 @@ record OjsEnvelope(UUID id, boolean clientId, String type, String queue, ObjectN
         JsonNode attempts = retry.get("max_attempts");
         int maxAttempts = RetryPolicy.DEFAULT_MAX_ATTEMPTS;
         if (attempts != null && !attempts.isNull()) {
-            if (!attempts.isIntegralNumber() || attempts.asLong() < 1 || attempts.asLong() > MAX_ATTEMPTS) {
+            if (!whole(attempts) || attempts.asLong() < 1 || attempts.asLong() > MAX_ATTEMPTS) {
                 throw OjsException.unprocessable(where + "max_attempts must be an integer from 1 to " + MAX_ATTEMPTS);
             }
             maxAttempts = attempts.asInt();
@@ -207,6 +211,7 @@ record OjsEnvelope(UUID id, boolean clientId, String type, String queue, ObjectN
         policy.put("maxIntervalMs", max);
         policy.put("jitter", jitter == null || jitter.isNull() || jitter.asBoolean() ? 0.5 : 0.0);
         policy.set("nonRetryableErrors", nonRetryable);
+        policy.set("nonRetryableTypes", nonRetryable.deepCopy());
         policy.put("onExhausted", RetryPolicy.Exhausted.valueOf("dead_letter".equals(exhaustion) ? "PARK" : "FAIL")
                 .name());
         if ("linear".equals(strategy) || "constant".equals(strategy)) {
@@ -241,10 +246,15 @@ record OjsEnvelope(UUID id, boolean clientId, String type, String queue, ObjectN
         if (value == null || value.isNull()) {
             return null;
         }
-        if (!value.isIntegralNumber() || value.asLong() < 1 || value.asLong() > most) {
+        if (!whole(value) || value.asLong() < 1 || value.asLong() > most) {
             throw OjsException.invalid(name + " must be a whole number of milliseconds from 1 to " + most);
         }
         return value.asLong();
+    }
+
+    /** A whole number that fits a long: a bigger one is as out of range as any other. */
+    static boolean whole(JsonNode value) {
+        return value.isIntegralNumber() && value.canConvertToLong();
     }
 
     private static @Nullable String text(@Nullable JsonNode value, String name) {

@@ -1,15 +1,19 @@
 package io.blackboard.ojs;
 
+import io.blackboard.platform.errors.BodyTooLarge;
 import jakarta.servlet.http.HttpServletRequest;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.beans.TypeMismatchException;
 import org.springframework.core.Ordered;
 import org.springframework.core.annotation.Order;
 import org.springframework.dao.DataAccessResourceFailureException;
 import org.springframework.dao.TransientDataAccessException;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ResponseEntity;
+import org.springframework.http.converter.HttpMessageNotReadableException;
 import org.springframework.transaction.CannotCreateTransactionException;
+import org.springframework.web.ErrorResponse;
 import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.bind.annotation.RestControllerAdvice;
 import tools.jackson.databind.json.JsonMapper;
@@ -55,8 +59,34 @@ class OjsErrors {
                 envelope("backend_error", "the database is not available; try again", true, request));
     }
 
+    /**
+     * Everything else: what the framework refuses on its own (a body over the size cap, a query
+     * parameter of the wrong type, a method not allowed) keeps its 4xx status in OJS's envelope;
+     * only a failure of the server is a 500.
+     */
     @ExceptionHandler(Exception.class)
     ResponseEntity<ObjectNode> failed(Exception e, HttpServletRequest request) {
+        for (Throwable cause = e; cause != null; cause = cause.getCause()) {
+            if (cause instanceof BodyTooLarge tooLarge) {
+                return ResponseEntity.status(HttpStatus.CONTENT_TOO_LARGE).header("Connection", "close")
+                        .contentType(OjsHeaders.OJS_JSON).body(wrap(envelope("invalid_request", tooLarge.getMessage(),
+                                false, request)));
+            }
+        }
+        if (e instanceof HttpMessageNotReadableException) {
+            return answer(HttpStatus.BAD_REQUEST, envelope("invalid_payload", "the body cannot be read", false, request));
+        }
+        if (e instanceof TypeMismatchException mismatch) {
+            String name = mismatch.getPropertyName() != null ? mismatch.getPropertyName() : "a parameter";
+            return answer(HttpStatus.BAD_REQUEST, envelope("invalid_request", name + " has the wrong type: '"
+                    + mismatch.getValue() + "'", false, request));
+        }
+        if (e instanceof ErrorResponse refused && refused.getStatusCode().is4xxClientError()) {
+            HttpStatus status = HttpStatus.valueOf(refused.getStatusCode().value());
+            String detail = refused.getBody().getDetail() != null ? refused.getBody().getDetail() : status.getReasonPhrase();
+            return answer(status, envelope(status == HttpStatus.NOT_FOUND ? "not_found" : "invalid_request", detail,
+                    false, request));
+        }
         log.error("OJS {} {} failed", request.getMethod(), request.getRequestURI(), e);
         return answer(HttpStatus.INTERNAL_SERVER_ERROR,
                 envelope("backend_error", "the server failed to handle the request", true, request));
@@ -75,8 +105,12 @@ class OjsErrors {
     }
 
     private ResponseEntity<ObjectNode> answer(HttpStatus status, ObjectNode error) {
+        return ResponseEntity.status(status).contentType(OjsHeaders.OJS_JSON).body(wrap(error));
+    }
+
+    private ObjectNode wrap(ObjectNode error) {
         ObjectNode body = json.createObjectNode();
         body.set("error", error);
-        return ResponseEntity.status(status).contentType(OjsHeaders.OJS_JSON).body(body);
+        return body;
     }
 }

@@ -15,22 +15,33 @@ import tools.jackson.databind.node.ObjectNode;
  * A job as the binding shows it: its row in OJS's words. The OJS state is derived, never
  * stored: SCHEDULED is {@code scheduled}, or {@code retryable} once it has run; PENDING is
  * {@code available}, POLLED {@code active}, PARKED {@code discarded} (a dead letter), PUSHED
- * {@code completed}, {@code cancelled} or {@code discarded} by its outcome. Attempts count from
- * the last dead-letter retry ({@code ojs.attempt_base}), as OJS resets them there.
+ * {@code completed}, {@code cancelled} or {@code discarded} by its outcome. Attempts are the
+ * attempts spent (claims handed back by a nack with requeue not counted, as in the retry
+ * policy), from the last dead-letter retry on ({@code ojs.attempt_base}), as OJS resets them
+ * there. Stored documents are read without the request parser's limits: they were checked on
+ * the way in, and are stored a level deeper and longer than they came.
  */
 record OjsJob(UUID id, String type, @Nullable String queue, @Nullable String ojs, @Nullable String payload,
         String status, @Nullable String outcome, @Nullable String failureReason, int priority, int attempt,
-        int maxAttempts, OffsetDateTime createdAt, @Nullable OffsetDateTime runAt, @Nullable OffsetDateTime polledAt,
+        int releases, int maxAttempts, OffsetDateTime createdAt, @Nullable OffsetDateTime runAt, @Nullable OffsetDateTime polledAt,
         @Nullable OffsetDateTime pushedAt, @Nullable String result, @Nullable String error, @Nullable String errors,
         @Nullable Long timeoutMs, @Nullable String worker) {
 
-    int attemptBase(JsonMapper json) {
-        return ojs == null ? 0 : json.readTree(ojs).path("attempt_base").asInt(0);
+    /** Reads what the server stored itself: no request limits apply. */
+    private static final JsonMapper STORED = JsonMapper.builder().build();
+
+    int attemptBase() {
+        return ojs == null ? 0 : STORED.readTree(ojs).path("attempt_base").asInt(0);
+    }
+
+    /** The attempts spent, as OJS counts them. */
+    int spent(int base) {
+        return attempt - releases - base;
     }
 
     String state(int base) {
         return switch (status) {
-            case "SCHEDULED" -> attempt > base ? "retryable" : "scheduled";
+            case "SCHEDULED" -> spent(base) > 0 ? "retryable" : "scheduled";
             case "PENDING" -> "available";
             case "POLLED" -> "active";
             case "PARKED" -> "discarded";
@@ -39,7 +50,7 @@ record OjsJob(UUID id, String type, @Nullable String queue, @Nullable String ojs
     }
 
     ObjectNode toJson(JsonMapper json) {
-        JsonNode envelope = ojs == null ? json.createObjectNode() : json.readTree(ojs);
+        JsonNode envelope = ojs == null ? json.createObjectNode() : STORED.readTree(ojs);
         int base = envelope.path("attempt_base").asInt(0);
         String state = state(base);
         ObjectNode job = json.createObjectNode();
@@ -51,14 +62,14 @@ record OjsJob(UUID id, String type, @Nullable String queue, @Nullable String ojs
         if (envelope.has("args")) {
             job.set("args", envelope.get("args"));
         } else {
-            job.set("args", json.createArrayNode().add(payload == null ? json.createObjectNode() : json.readTree(payload)));
+            job.set("args", json.createArrayNode().add(payload == null ? json.createObjectNode() : STORED.readTree(payload)));
         }
         if (envelope.has("meta")) {
             job.set("meta", envelope.get("meta"));
         }
         job.put("priority", priority);
         job.put("state", state);
-        job.put("attempt", attempt - base);
+        job.put("attempt", spent(base));
         job.put("max_attempts", maxAttempts - base);
         if (timeoutMs != null) {
             job.put("timeout_ms", timeoutMs);
@@ -86,7 +97,7 @@ record OjsJob(UUID id, String type, @Nullable String queue, @Nullable String ojs
             }
         }
         if (result != null) {
-            job.set("result", json.readTree(result));
+            job.set("result", STORED.readTree(result));
         }
         JsonNode last = lastError(json);
         if (last != null) {
@@ -121,7 +132,7 @@ record OjsJob(UUID id, String type, @Nullable String queue, @Nullable String ojs
         if (error == null) {
             return null;
         }
-        JsonNode reported = json.readTree(error);
+        JsonNode reported = STORED.readTree(error);
         if (reported.isObject()) {
             return reported;
         }
@@ -137,7 +148,7 @@ record OjsJob(UUID id, String type, @Nullable String queue, @Nullable String ojs
         if (errors == null) {
             return shown;
         }
-        for (JsonNode entry : json.readTree(errors)) {
+        for (JsonNode entry : STORED.readTree(errors)) {
             JsonNode reported = entry.path("error");
             ObjectNode failure = json.createObjectNode();
             if (reported.isObject()) {

@@ -1,5 +1,6 @@
 package io.blackboard.ojs;
 
+import io.blackboard.functionblock.Schemas;
 import io.blackboard.job.JobWakeups;
 import io.blackboard.platform.sql.Ids;
 import java.util.ArrayList;
@@ -42,8 +43,10 @@ class OjsService {
     private final JobWakeups wakeups;
     private final TransactionTemplate tx;
     private final JsonMapper json;
+    private final Schemas schemas;
 
-    OjsService(OjsStore store, JobWakeups wakeups, TransactionTemplate tx, JsonMapper json) {
+    OjsService(OjsStore store, JobWakeups wakeups, TransactionTemplate tx, JsonMapper json, Schemas schemas) {
+        this.schemas = schemas;
         this.store = store;
         this.wakeups = wakeups;
         this.tx = tx;
@@ -65,14 +68,21 @@ class OjsService {
                 throw OjsException.duplicate("job " + job.id() + " is given twice");
             }
         }
-        Map<String, UUID> blocks = blocks(jobs.stream().map(OjsEnvelope::type).distinct().toList());
+        Map<String, OjsStore.Block> blocks = blocks(jobs.stream().map(OjsEnvelope::type).distinct().toList());
         List<Map<String, Object>> rows = new ArrayList<>();
         for (int i = 0; i < jobs.size(); i++) {
             OjsEnvelope job = jobs.get(i);
+            // a native worker of a registered block is handed only params its schema accepts
+            List<String> violations = schemas.violations(Optional.ofNullable(blocks.get(job.type()).paramsSchema()),
+                    job.payload());
+            if (!violations.isEmpty()) {
+                throw OjsException.unprocessable((jobs.size() == 1 ? "" : "jobs[" + i + "]: ") + "args break the"
+                        + " paramsJsonSchema of function block " + job.type() + ": " + String.join("; ", violations));
+            }
             Map<String, Object> row = new LinkedHashMap<>();
             row.put("ord", i);
             row.put("id", job.id());
-            row.put("function_block_id", blocks.get(job.type()));
+            row.put("function_block_id", blocks.get(job.type()).id());
             row.put("payload", job.payload());
             row.put("priority", job.priority());
             row.put("max_attempts", job.maxAttempts());
@@ -85,7 +95,7 @@ class OjsService {
             rows.add(row);
         }
         String input = json.writeValueAsString(rows);
-        List<OjsJob> created = tx.execute(status -> {
+        Map<UUID, ObjectNode> shown = tx.execute(status -> {
             List<OjsJob> inserted = store.insert(input);
             if (inserted.size() < jobs.size()) {
                 Set<UUID> taken = new LinkedHashSet<>(ids);
@@ -93,24 +103,25 @@ class OjsService {
                 throw OjsException.duplicate("a job with id " + taken.iterator().next() + " exists already");
             }
             List<UUID> pending = inserted.stream().filter(job -> job.status().equals("PENDING"))
-                    .map(job -> blocks.get(job.type())).toList();
+                    .map(job -> blocks.get(job.type()).id()).toList();
             if (!pending.isEmpty()) {
                 wakeups.pending(pending);
             }
             if (pending.size() < inserted.size()) {
                 wakeups.scheduled();
             }
-            return inserted;
+            // shown inside the transaction: a job that cannot be shown is not enqueued either
+            Map<UUID, ObjectNode> byId = new LinkedHashMap<>();
+            inserted.forEach(job -> byId.put(job.id(), job.toJson(json)));
+            return byId;
         });
-        Map<UUID, OjsJob> byId = new LinkedHashMap<>();
-        created.forEach(job -> byId.put(job.id(), job));
-        log.debug("Enqueued {} OJS jobs", created.size());
-        return jobs.stream().map(job -> byId.get(job.id()).toJson(json)).toList();
+        log.debug("Enqueued {} OJS jobs", shown.size());
+        return jobs.stream().map(job -> shown.get(job.id())).toList();
     }
 
     /** The function block of each type: the newest registered of its name, else an implicit one made now. */
-    private Map<String, UUID> blocks(List<String> types) {
-        Map<String, UUID> found = store.blocks(types);
+    private Map<String, OjsStore.Block> blocks(List<String> types) {
+        Map<String, OjsStore.Block> found = store.blocks(types);
         if (found.size() < types.size()) {
             types.stream().filter(type -> !found.containsKey(type)).forEach(type -> store.implicitBlock(Ids.newId(), type));
             found.putAll(store.blocks(types));
@@ -129,7 +140,7 @@ class OjsService {
             done.ifPresent(job -> wakeups.ended());
             return done.orElseGet(() -> {
                 OjsJob job = store.find(id).orElseThrow(() -> OjsException.notFound("job " + id));
-                throw OjsException.conflict("job " + id + " is " + job.state(job.attemptBase(json))
+                throw OjsException.conflict("job " + id + " is " + job.state(job.attemptBase())
                         + " and cannot be cancelled");
             });
         });
@@ -139,21 +150,32 @@ class OjsService {
     /** Claims up to {@code count} jobs of the queues for the worker; none while it is told to be quiet. */
     List<ObjectNode> fetch(List<String> queues, int count, @Nullable String workerId, @Nullable Long leaseMs) {
         String worker = worker(workerId);
-        List<OjsJob> jobs = tx.execute(status -> {
+        // shown inside the transaction: a claim whose answer cannot be made is not taken
+        return tx.execute(status -> {
             OjsStore.Worker holder = store.upsertWorker(worker, Ids.newId());
             if (holder.directive() != io.blackboard.worker.Directive.RUN) {
-                return List.<OjsJob>of();
+                return List.<ObjectNode>of();
             }
-            return store.fetch(holder.id(), queues, count, leaseMs);
+            return store.fetch(holder.id(), queues, count, leaseMs).stream().map(job -> job.toJson(json)).toList();
         });
-        return jobs.stream().map(job -> job.toJson(json)).toList();
     }
 
-    ObjectNode ack(UUID jobId, @Nullable String workerId, @Nullable JsonNode result) {
-        String given = workerId == null ? null : worker(workerId);
+    /**
+     * Completes the job. A result must match its function block's resultDataJsonSchema, as a
+     * native push's must: checked before anything changes (a block's contract never changes).
+     */
+    ObjectNode ack(UUID jobId, @Nullable String workerId, @Nullable Integer attempt, @Nullable JsonNode result) {
+        OjsStore.Claim claim = new OjsStore.Claim(jobId, workerId == null ? null : worker(workerId), attempt);
+        Optional<String> schema = store.resultSchema(jobId);
+        if (schema.isPresent()) {
+            List<String> violations = schemas.violations(schema, result == null ? tools.jackson.databind.node.NullNode.getInstance() : result);
+            if (!violations.isEmpty()) {
+                throw OjsException.unprocessable("result breaks the resultDataJsonSchema of the job's function block: "
+                        + String.join("; ", violations));
+            }
+        }
         String resultJson = result == null || result.isNull() ? null : json.writeValueAsString(result);
-        OjsJob job = land(jobId, given, () -> store.ack(jobId, given, resultJson));
-        ObjectNode answer = answer(job);
+        ObjectNode answer = land(claim, () -> store.ack(claim, resultJson));
         answer.put("acknowledged", true);
         return answer;
     }
@@ -164,10 +186,11 @@ class OjsService {
      * attempt spent). The error keeps OJS's fields, with the error's type (or its
      * {@code details.error_class}) as {@code type}, which non_retryable_errors match too.
      */
-    ObjectNode nack(UUID jobId, @Nullable String workerId, JsonNode error, boolean requeue) {
-        String given = workerId == null ? null : worker(workerId);
+    ObjectNode nack(UUID jobId, @Nullable String workerId, @Nullable Integer attempt, JsonNode error,
+            boolean requeue) {
+        OjsStore.Claim claim = new OjsStore.Claim(jobId, workerId == null ? null : worker(workerId), attempt);
         if (requeue) {
-            return answer(land(jobId, given, () -> store.release(jobId, given)));
+            return land(claim, () -> store.release(claim));
         }
         ObjectNode stored = ((ObjectNode) error).deepCopy();
         if (!stored.has("type")) {
@@ -177,11 +200,16 @@ class OjsService {
             }
         }
         String errorJson = json.writeValueAsString(stored);
-        return answer(land(jobId, given, () -> store.nack(jobId, given, errorJson)));
+        return land(claim, () -> store.nack(claim, errorJson));
     }
 
-    /** Runs a landing; when it changed nothing, says why: no such job, not active, or not this worker's. */
-    private OjsJob land(UUID jobId, @Nullable String workerId, Supplier<Optional<OjsJob>> landing) {
+    /**
+     * Runs a landing and answers it (inside the transaction: an answer that cannot be made
+     * undoes the landing); when it changed nothing, says why: no such job, not active, not this
+     * worker's, or not this attempt.
+     */
+    private ObjectNode land(OjsStore.Claim claim, Supplier<Optional<OjsJob>> landing) {
+        UUID jobId = claim.jobId();
         return tx.execute(status -> {
             Optional<OjsJob> landed = landing.get();
             if (landed.isPresent()) {
@@ -192,16 +220,21 @@ class OjsService {
                     default -> {
                     }
                 }
-                return landed.get();
+                return answer(landed.get());
             }
             OjsJob job = store.find(jobId).orElseThrow(() -> OjsException.notFound("job " + jobId));
-            String state = job.state(job.attemptBase(json));
+            int base = job.attemptBase();
+            String state = job.state(base);
             if (!state.equals("active")) {
                 throw OjsException.conflict("job " + jobId + " is " + state + ", not active");
             }
+            if (claim.attempt() != null && job.spent(base) != claim.attempt()) {
+                throw OjsException.conflict("job " + jobId + " is on attempt " + job.spent(base) + ", not "
+                        + claim.attempt());
+            }
             throw OjsException.conflict("job " + jobId + " is held by "
                     + (job.worker() == null ? "a native Blackboard worker" : "worker " + job.worker())
-                    + (workerId == null ? "" : ", not by " + workerId));
+                    + (claim.ojsWorker() == null ? "" : ", not by " + claim.ojsWorker()));
         });
     }
 
@@ -255,22 +288,24 @@ class OjsService {
         OjsJob job = tx.execute(status -> store.retryDeadLetter(id).map(rerun -> {
             wakeups.pending(List.of(store.blockOf(id)));
             return rerun;
-        }).orElseThrow(() -> store.find(id).isPresent()
-                ? OjsException.conflict("job " + id + " is not a dead letter")
-                : OjsException.notFound("dead letter " + id)));
+        }).orElseThrow(() -> notADeadLetter(id)));
         return job.toJson(json);
     }
 
     void deleteDeadLetter(UUID id) {
         tx.executeWithoutResult(status -> {
-            if (store.deleteDeadLetter(id)) {
-                wakeups.ended();
-            } else if (store.find(id).isPresent()) {
-                throw OjsException.conflict("job " + id + " is not a dead letter");
-            } else {
-                throw OjsException.notFound("dead letter " + id);
+            if (!store.deleteDeadLetter(id)) {
+                throw notADeadLetter(id);
             }
+            wakeups.ended();
         });
+    }
+
+    /** Why no OJS dead letter has this id: an OJS job in another state, or none (native ones are the operators'). */
+    private OjsException notADeadLetter(UUID id) {
+        return store.find(id).filter(job -> job.queue() != null).isPresent()
+                ? OjsException.conflict("job " + id + " is not a dead letter")
+                : OjsException.notFound("dead letter " + id);
     }
 
     List<ObjectNode> events(@Nullable List<String> types, @Nullable List<String> queues, @Nullable Long before,
@@ -290,7 +325,7 @@ class OjsService {
         if (workerId == null) {
             return ANONYMOUS_WORKER;
         }
-        if (!WORKER_ID.matcher(workerId).matches()) {
+        if (!WORKER_ID.matcher(workerId).matches() || workerId.indexOf('\u0000') >= 0) {
             throw OjsException.invalid("worker_id must be 1 to 200 characters, not starting or ending with a space");
         }
         return workerId;

@@ -28,7 +28,7 @@ class OjsStore {
     /** The columns of {@link OjsJob}, read from a job {@code j} with {@link #FROM}. */
     private static final String COLUMNS = """
             j.id, fb.name as type, j.queue, j.ojs::text as ojs, j.payload::text as payload, j.status, j.outcome,
-            j.failure_reason, j.priority, j.attempt, j.max_attempts, j.created_at, j.run_at, j.polled_at,
+            j.failure_reason, j.priority, j.attempt, j.releases, j.max_attempts, j.created_at, j.run_at, j.polled_at,
             j.pushed_at, j.result::text as result, j.error::text as error, j.errors::text as errors,
             j.execution_timeout_ms, w.ojs_id as worker""";
     private static final String FROM =
@@ -38,9 +38,14 @@ class OjsStore {
 
     /** The newest registered block of each name (OJS types carry no version). */
     static final String BLOCKS_BY_NAME = """
-            select distinct on (name) name, id from function_block
+            select distinct on (name) name, id, params_json_schema::text as params_schema from function_block
              where name = any (cast(:names as text[]))
              order by name, created_at desc, id desc
+            """;
+
+    static final String JOB_RESULT_SCHEMA = """
+            select fb.result_data_json_schema::text from job j join function_block fb on fb.id = j.function_block_id
+             where j.id = :id and j.type = 'EXECUTE' and fb.result_data_json_schema is not null
             """;
 
     /** A block for a type nobody registered: no schema, not pure; a worker may register it later. */
@@ -75,31 +80,41 @@ class OjsStore {
             """.formatted(COLUMNS, FROM);
 
     /**
-     * An OJS worker, made on its first call: its id is the name it chose. Each call marks it
-     * seen and ONLINE (an UNREACHABLE or OFFLINE one is back), with the worker events a
-     * registration and a return write.
+     * An OJS worker seen again: locked first (as a revived native worker is), then marked seen and
+     * ONLINE, with the worker event of a return when it was UNREACHABLE or OFFLINE. No row when
+     * the worker does not exist yet ({@link #WORKER_CREATE}).
      */
-    static final String WORKER_UPSERT = """
-            with before as (
-                select id, state from worker where ojs_id = :ojsId and deleted_at is null),
-            up as (
-                insert into worker (id, name, ojs_id, sdk_name, concurrency)
-                values (:newId, :ojsId, :ojsId, 'ojs', 10000)
-                on conflict (ojs_id) where ojs_id is not null and deleted_at is null
-                do update set last_seen_at = now(), state = 'ONLINE',
-                              state_changed_at = case when worker.state = 'ONLINE' then worker.state_changed_at
-                                                      else now() end
-                returning id, state, directive, (xmax = 0) as inserted),
-            registered as (
-                insert into worker_event (worker_id, kind, state, directive, actor, detail)
-                select id, 'REGISTERED', state, directive, 'worker', 'an OJS worker, on its first call'
-                  from up where inserted),
+    static final String WORKER_SEEN = """
+            with locked as materialized (
+                select id, state from worker where ojs_id = :ojsId and deleted_at is null
+                   for no key update),
+            seen as (
+                update worker w
+                   set last_seen_at = now(), state = 'ONLINE',
+                       state_changed_at = case when l.state = 'ONLINE' then w.state_changed_at else now() end
+                  from locked l
+                 where w.id = l.id
+                returning w.id, w.state, w.directive, l.state as was),
             back as (
                 insert into worker_event (worker_id, kind, state, from_state, directive, actor, detail)
-                select up.id, 'ONLINE', up.state, before.state, up.directive, 'worker', 'an OJS call'
-                  from up join before on before.id = up.id
-                 where not up.inserted and before.state <> 'ONLINE')
-            select id, directive, now() as server_time from up
+                select id, 'ONLINE', state, was, directive, 'worker', 'an OJS call' from seen where was <> 'ONLINE')
+            select id, directive, now() as server_time from seen
+            """;
+
+    /**
+     * An OJS worker made on its first call: its id is the name it chose, with its REGISTERED
+     * event. No row when a concurrent first call made it ({@link #WORKER_SEEN} then finds it).
+     */
+    static final String WORKER_CREATE = """
+            with made as (
+                insert into worker (id, name, ojs_id, sdk_name, concurrency)
+                values (:newId, :ojsId, :ojsId, 'ojs', 10000)
+                on conflict (ojs_id) where ojs_id is not null and deleted_at is null do nothing
+                returning id, state, directive),
+            registered as (
+                insert into worker_event (worker_id, kind, state, directive, actor, detail)
+                select id, 'REGISTERED', state, directive, 'worker', 'an OJS worker, on its first call' from made)
+            select id, directive, now() as server_time from made
             """;
 
     /**
@@ -140,7 +155,9 @@ class OjsStore {
     private static final String HELD = """
               from worker w
              where j.id = :jobId and j.status = 'POLLED' and w.id = j.worker_id and w.ojs_id is not null
-               and (cast(:ojsWorker as text) is null or w.ojs_id = :ojsWorker)""";
+               and (cast(:ojsWorker as text) is null or w.ojs_id = :ojsWorker)
+               and (cast(:attempt as integer) is null
+                    or j.attempt - j.releases - coalesce((j.ojs ->> 'attempt_base')::int, 0) = :attempt)""";
 
     static final String JOB_ACK = """
             with pushed as (
@@ -218,14 +235,14 @@ class OjsStore {
 
     static final String DEAD_LETTERS = "select " + COLUMNS + " from job" + FROM + """
 
-             where j.status = 'PARKED' and (cast(:queue as text) is null or j.queue = :queue)
+             where j.status = 'PARKED' and j.queue is not null and (cast(:queue as text) is null or j.queue = :queue)
                and (cast(:after as uuid) is null or j.id > :after)
              order by j.id
              limit :limit
             """;
 
     /**
-     * A dead letter run again, as the native re-run does (PENDING, its policy's attempts again
+     * A dead letter of an OJS job (the native ones are the operators', through the native API) run again, as the native re-run does (PENDING, its policy's attempts again
      * on top of those spent), with OJS's attempt count starting again from 0 ({@code attempt_base}).
      */
     static final String DEAD_LETTER_RETRY = """
@@ -235,8 +252,8 @@ class OjsStore {
                        max_attempts = least(10000, j.attempt - j.releases
                                                    + coalesce((j.retry_policy ->> 'maxAttempts')::int, 1)),
                        ojs = case when j.ojs is null then null
-                                  else jsonb_set(j.ojs, '{attempt_base}', to_jsonb(j.attempt)) end
-                 where j.id = :id and j.status = 'PARKED' and j.attempt - j.releases < 10000
+                                  else jsonb_set(j.ojs, '{attempt_base}', to_jsonb(j.attempt - j.releases)) end
+                 where j.id = :id and j.status = 'PARKED' and j.queue is not null and j.attempt - j.releases < 10000
                 returning j.*),
             events as (
                 insert into job_event (job_id, kind, attempt, actor, detail)
@@ -250,7 +267,7 @@ class OjsStore {
                 update job j
                    set status = 'PUSHED', outcome = 'FAILURE', failure_reason = 'WORKER_REPORTED', pushed_at = now(),
                        push_xid = pg_current_xact_id(), push_seq = nextval('job_push_seq')
-                 where j.id = :id and j.status = 'PARKED'
+                 where j.id = :id and j.status = 'PARKED' and j.queue is not null
                 returning j.id, j.attempt),
             events as (
                 insert into job_event (job_id, kind, attempt, actor, detail)
@@ -313,11 +330,21 @@ class OjsStore {
         return jdbc.sql(JOB_FIND).param("id", id).query(OjsStore::job).optional();
     }
 
-    Map<String, UUID> blocks(Collection<String> names) {
-        Map<String, UUID> found = new HashMap<>();
+    /** A function block an OJS type names, with its params schema (null: none). */
+    record Block(UUID id, @Nullable String paramsSchema) {
+    }
+
+    Map<String, Block> blocks(Collection<String> names) {
+        Map<String, Block> found = new HashMap<>();
         jdbc.sql(BLOCKS_BY_NAME).param("names", names.toArray(String[]::new))
-                .query((rs, n) -> found.put(rs.getString("name"), rs.getObject("id", UUID.class))).list();
+                .query((rs, n) -> found.put(rs.getString("name"),
+                        new Block(rs.getObject("id", UUID.class), rs.getString("params_schema")))).list();
         return found;
+    }
+
+    /** The result schema of the job's block, when it is an EXECUTE job of a block with one. */
+    Optional<String> resultSchema(UUID jobId) {
+        return jdbc.sql(JOB_RESULT_SCHEMA).param("id", jobId).query(String.class).optional();
     }
 
     void implicitBlock(UUID id, String name) {
@@ -332,11 +359,24 @@ class OjsStore {
     record Worker(UUID id, Directive directive, OffsetDateTime serverTime) {
     }
 
+    /** The OJS worker, seen now: made if it does not exist (a deleted one is made anew). */
     Worker upsertWorker(String ojsId, UUID newId) {
-        return jdbc.sql(WORKER_UPSERT).param("ojsId", ojsId).param("newId", newId)
-                .query((rs, n) -> new Worker(rs.getObject("id", UUID.class), Directive.valueOf(rs.getString("directive")),
-                        rs.getObject("server_time", OffsetDateTime.class)))
-                .single();
+        while (true) {
+            Optional<Worker> seen = jdbc.sql(WORKER_SEEN).param("ojsId", ojsId).query(OjsStore::worker).optional();
+            if (seen.isPresent()) {
+                return seen.get();
+            }
+            Optional<Worker> made = jdbc.sql(WORKER_CREATE).param("ojsId", ojsId).param("newId", newId)
+                    .query(OjsStore::worker).optional();
+            if (made.isPresent()) {
+                return made.get();
+            }
+        }
+    }
+
+    private static Worker worker(ResultSet rs, int row) throws SQLException {
+        return new Worker(rs.getObject("id", UUID.class), Directive.valueOf(rs.getString("directive")),
+                rs.getObject("server_time", OffsetDateTime.class));
     }
 
     UUID blockOf(UUID jobId) {
@@ -353,19 +393,24 @@ class OjsStore {
                 .param("limit", limit).param("leaseMs", leaseMs).query(OjsStore::job).list();
     }
 
-    Optional<OjsJob> ack(UUID jobId, @Nullable String ojsWorker, @Nullable String result) {
-        return jdbc.sql(JOB_ACK).param("jobId", jobId).param("ojsWorker", ojsWorker).param("result", result)
-                .query(OjsStore::job).optional();
+    /** Whose claim a landing is for: the job, the OJS worker when it named itself, the attempt when it gave one. */
+    record Claim(UUID jobId, @Nullable String ojsWorker, @Nullable Integer attempt) {
+
+        JdbcClient.StatementSpec bind(JdbcClient.StatementSpec spec) {
+            return spec.param("jobId", jobId).param("ojsWorker", ojsWorker).param("attempt", attempt);
+        }
     }
 
-    Optional<OjsJob> nack(UUID jobId, @Nullable String ojsWorker, String error) {
-        return jdbc.sql(JOB_NACK).param("jobId", jobId).param("ojsWorker", ojsWorker).param("error", error)
-                .query(OjsStore::job).optional();
+    Optional<OjsJob> ack(Claim claim, @Nullable String result) {
+        return claim.bind(jdbc.sql(JOB_ACK)).param("result", result).query(OjsStore::job).optional();
     }
 
-    Optional<OjsJob> release(UUID jobId, @Nullable String ojsWorker) {
-        return jdbc.sql(JOB_RELEASE).param("jobId", jobId).param("ojsWorker", ojsWorker).query(OjsStore::job)
-                .optional();
+    Optional<OjsJob> nack(Claim claim, String error) {
+        return claim.bind(jdbc.sql(JOB_NACK)).param("error", error).query(OjsStore::job).optional();
+    }
+
+    Optional<OjsJob> release(Claim claim) {
+        return claim.bind(jdbc.sql(JOB_RELEASE)).query(OjsStore::job).optional();
     }
 
     Optional<OjsJob> cancel(UUID id) {
@@ -414,7 +459,8 @@ class OjsStore {
     private static OjsJob job(ResultSet rs, int row) throws SQLException {
         return new OjsJob(rs.getObject("id", UUID.class), rs.getString("type"), rs.getString("queue"),
                 rs.getString("ojs"), rs.getString("payload"), rs.getString("status"), rs.getString("outcome"),
-                rs.getString("failure_reason"), rs.getInt("priority"), rs.getInt("attempt"), rs.getInt("max_attempts"),
+                rs.getString("failure_reason"), rs.getInt("priority"), rs.getInt("attempt"), rs.getInt("releases"),
+                rs.getInt("max_attempts"),
                 rs.getObject("created_at", OffsetDateTime.class), rs.getObject("run_at", OffsetDateTime.class),
                 rs.getObject("polled_at", OffsetDateTime.class), rs.getObject("pushed_at", OffsetDateTime.class),
                 rs.getString("result"), rs.getString("error"), rs.getString("errors"),

@@ -247,6 +247,129 @@ class OjsBindingTest extends IntegrationTest {
         assertThat(unknown.at("/error/code").asString()).isEqualTo("not_found");
     }
 
+    @Test
+    void aLateAnswerNamingAnEarlierAttemptIsRefused() {
+        String id = enqueue("net.check", "attempts", Map.of());
+        assertThat(fetch("w", "attempts").at("/jobs/0/attempt").asInt()).isEqualTo(1);
+        jdbc.sql("update job set deadline = now() - interval '1 second' where id = :id").param("id", UUID.fromString(id))
+                .update();
+        sweeper("stuck-jobs").runOnce();
+        assertThat(fetch("w", "attempts").at("/jobs/0/attempt").asInt()).isEqualTo(2);
+        String before = row(id);
+
+        Api.Response late = api.as("test-ojs-worker").post("/ojs/v1/workers/ack",
+                Map.of("job_id", id, "worker_id", "w", "attempt", 1));
+
+        assertThat(late.status()).isEqualTo(409);
+        assertThat(late.at("/error/message").asString()).contains("attempt 2");
+        assertThat(row(id)).isEqualTo(before);
+        assertThat(api.as("test-ojs-worker").post("/ojs/v1/workers/ack",
+                Map.of("job_id", id, "worker_id", "w", "attempt", 2)).at("/state").asString()).isEqualTo("completed");
+    }
+
+    @Test
+    void aRegisteredBlocksSchemasHoldForOjsJobsToo() {
+        UUID worker = registerWorker("schemas");
+        registerBlocks(worker, List.of(Map.of("name", "config.backup", "version", "1.0.0",
+                "paramsJsonSchema", Map.of("type", "object", "required", List.of("host")),
+                "resultDataJsonSchema", Map.of("type", "object", "required", List.of("saved")))));
+
+        Api.Response bad = api.as("test-engine").post("/ojs/v1/jobs",
+                Map.of("type", "config.backup", "args", List.of(Map.of("port", 22))));
+        assertThat(bad.status()).isEqualTo(422);
+        assertThat(bad.at("/error/message").asString()).contains("paramsJsonSchema").contains("host");
+        assertThat(count("job")).isZero();
+
+        String id = api.as("test-engine").post("/ojs/v1/jobs", Map.of("type", "config.backup",
+                "args", List.of(Map.of("host", "r1")), "options", Map.of("queue", "backups"))).at("/job/id").asString();
+        fetch("ojs-backup", "backups");
+        String before = row(id);
+        Api.Response broken = api.as("test-ojs-worker").post("/ojs/v1/workers/ack",
+                Map.of("job_id", id, "result", Map.of("bytes", 10)));
+        assertThat(broken.status()).isEqualTo(422);
+        assertThat(broken.at("/error/message").asString()).contains("resultDataJsonSchema");
+        assertThat(row(id)).isEqualTo(before);
+        assertThat(api.as("test-ojs-worker").post("/ojs/v1/workers/ack",
+                Map.of("job_id", id, "result", Map.of("saved", true))).status()).isEqualTo(200);
+    }
+
+    @Test
+    void anErrorsTypeMakesItFinalOnlyForOjsJobs() {
+        UUID worker = registerWorker("native-types");
+        UUID block = registerBlocks(worker, List.of(block("native.check", "1"))).getFirst();
+        String nativeJob = api.as("test-engine").post("/blackboard/jobs", Map.of("functionBlockId", block,
+                "type", "EXECUTE", "retryPolicy", Map.of("maxAttempts", 3, "nonRetryableErrors", List.of("ValueError"))))
+                .at("/id").asString();
+        api.post("/blackboard/job", Map.of("workerId", worker, "limit", 1));
+        api.post("/blackboard/job/result", Map.of("jobId", nativeJob, "workerId", worker, "status", "FAILURE",
+                "error", Map.of("code", "HANDLER", "type", "ValueError", "message", "bad")));
+        assertThat(api.as("test-engine").get("/blackboard/jobs/" + nativeJob).at("/scheduled").asBoolean())
+                .as("a native policy names codes: the SDK's exception type does not make it final").isTrue();
+
+        String ojsJob = enqueue("ojs.check", "types", Map.of("retry", Map.of("non_retryable_errors", List.of("Value*"))));
+        fetch("t", "types");
+        Api.Response failed = api.as("test-ojs-worker").post("/ojs/v1/workers/nack", Map.of("job_id", ojsJob,
+                "error", Map.of("code", "handler_error", "message", "bad", "type", "ValueError")));
+        assertThat(failed.at("/state").asString()).isEqualTo("discarded");
+    }
+
+    @Test
+    void fieldsOnlyTheServerSetsAreNotTakenFromTheProducer() {
+        Map<String, Object> job = new java.util.HashMap<>(Map.of("type", "a.b", "args", List.of(),
+                "result", Map.of("forged", true), "completed_at", "2020-01-01T00:00:00Z", "x_kept", 1));
+        JsonNode created = api.as("test-engine").post("/ojs/v1/jobs", job).at("/job");
+
+        assertThat(created.has("result")).isFalse();
+        assertThat(created.has("completed_at")).isFalse();
+        assertThat(created.get("x_kept").asInt()).isEqualTo(1);
+    }
+
+    @Test
+    void whatWasStoredIsShownAgainThoughItIsDeeperThanARequestMayBe() {
+        String deep = "{\"a\":".repeat(30) + "1" + "}".repeat(30);
+        Api.Response created = api.as("test-engine").send("POST", "/ojs/v1/jobs",
+                "{\"type\": \"a.b\", \"args\": [], \"x_deep\": " + deep + "}");
+        assertThat(created.status()).as(created.toString()).isEqualTo(201);
+
+        assertThat(info(created.at("/job/id").asString()).status()).isEqualTo(200);
+    }
+
+    @Test
+    void theFrameworksRefusalsAreOjsErrorsWithTheirStatus() {
+        Api.Response limit = api.as("test-engine").get("/ojs/v1/events?limit=abc");
+        assertThat(limit.status()).isEqualTo(400);
+        assertThat(limit.at("/error/code").asString()).isEqualTo("invalid_request");
+
+        Api.Response huge = api.as("test-engine").send("POST", "/ojs/v1/jobs",
+                "{\"type\": \"a.b\", \"args\": [], \"options\": {\"priority\": 99999999999999999999}}");
+        assertThat(huge.status()).isEqualTo(400);
+        assertThat(huge.at("/error/message").asString()).contains("priority");
+
+        Api.Response nul = api.as("test-engine").send("POST", "/ojs/v1/jobs",
+                "{\"type\": \"a.b\", \"args\": [\"a\\u0000b\"]}");
+        assertThat(nul.status()).isEqualTo(400);
+        assertThat(api.as("test-engine").send("PUT", "/ojs/v1/jobs/" + UUID.randomUUID(), "{}").status())
+                .isEqualTo(405);
+        assertThat(count("job")).isZero();
+    }
+
+    @Test
+    void anEngineReachesOnlyOjsDeadLettersThroughTheBinding() {
+        UUID worker = registerWorker("native-dead");
+        UUID block = registerBlocks(worker, List.of(block("native.dead", "1"))).getFirst();
+        String parked = api.as("test-engine").post("/blackboard/jobs", Map.of("functionBlockId", block,
+                "type", "EXECUTE", "retryPolicy", Map.of("maxAttempts", 1, "onExhausted", "PARK"))).at("/id").asString();
+        api.post("/blackboard/job", Map.of("workerId", worker, "limit", 1));
+        api.post("/blackboard/job/result", Map.of("jobId", parked, "workerId", worker, "status", "FAILURE"));
+        String before = row(parked);
+
+        assertThat(api.as("test-engine").get("/ojs/v1/dead-letter").at("/jobs").isEmpty()).isTrue();
+        assertThat(api.as("test-engine").post("/ojs/v1/dead-letter/" + parked + "/retry", Map.of()).status())
+                .isEqualTo(404);
+        assertThat(api.as("test-engine").delete("/ojs/v1/dead-letter/" + parked).status()).isEqualTo(404);
+        assertThat(row(parked)).isEqualTo(before);
+    }
+
     private Api.Response info(String id) {
         return api.as("test-engine").get("/ojs/v1/jobs/" + id);
     }

@@ -63,7 +63,8 @@ class EmbeddedDefaultTest {
     /** Command-line arguments outrank the tests' application.properties: no tokens, no datasource. */
     private String[] args() {
         return new String[] {"--server.port=0", "--blackboard.embedded.data-dir=" + dataDir,
-            "--BLACKBOARD_WORKER_TOKENS=", "--BLACKBOARD_ENGINE_TOKENS=", "--BLACKBOARD_OPERATOR_TOKENS="};
+            "--BLACKBOARD_WORKER_TOKENS=", "--BLACKBOARD_ENGINE_TOKENS=", "--BLACKBOARD_OPERATOR_TOKENS=",
+            "--BLACKBOARD_OJS_WORKER_TOKENS="};
     }
 
     private static Api api(ConfigurableApplicationContext server) {
