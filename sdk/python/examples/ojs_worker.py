@@ -28,7 +28,7 @@ import urllib.error
 import urllib.request
 
 API = "/ojs/v1"
-FETCH_WAIT_MS = 1000                # a fetch waits up to this long for a job to appear
+FETCH_WAIT_MS = 1000                # a fetch asks to wait up to this long for a job (Blackboard answers at once)
 RETRY = {"max_attempts": 3, "initial_interval": "PT0.1S", "backoff_coefficient": 2.0,
          "max_interval": "PT1S", "jitter": False}
 UNAVAILABLE_FOR_S = 30              # give up after the server was unreachable this long

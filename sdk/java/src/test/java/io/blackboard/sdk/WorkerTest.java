@@ -272,8 +272,11 @@ class WorkerTest {
     void polls_ask_for_the_free_slots_and_concurrency_is_never_exceeded() {
         AtomicInteger running = new AtomicInteger();
         AtomicInteger most = new AtomicInteger();
+        CountDownLatch firstThree = new CountDownLatch(3); // the slots fill for sure, on a loaded machine too
         start(builder(ctx -> {
             most.accumulateAndGet(running.incrementAndGet(), Math::max);
+            firstThree.countDown();
+            firstThree.await(5, TimeUnit.SECONDS);
             Thread.sleep(30);
             running.decrementAndGet();
             return Outcome.success(Map.of());
