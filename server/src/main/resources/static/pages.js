@@ -76,8 +76,10 @@
 
   /** A definition list of [label, value] pairs, leaving out the empty ones. */
   function facts(pairs) {
-    return el('dl', { class: 'facts' }, pairs.filter(([, value]) => value !== null && value !== undefined
-      && value !== '').map(([label, value]) => [el('dt', {}, label), el('dd', {}, value)]));
+    const given = (value) => value !== null && value !== undefined && value !== ''
+      && !(Array.isArray(value) && !value.some(Boolean));
+    return el('dl', { class: 'facts' }, pairs.filter(([, value]) => given(value))
+      .flatMap(([label, value]) => [el('dt', {}, label), el('dd', {}, value)]));
   }
 
   function table(id, headers, rows, emptyText) {
@@ -151,7 +153,7 @@
   async function correlationPage(correlationId) {
     const [list, blocks] = await Promise.all([
       getJson(`blackboard/jobs?correlationId=${encodeURIComponent(correlationId)}&limit=1000`),
-      attempt(getJson('function-blocks'))];
+      attempt(getJson('function-blocks'))]);
     const names = new Map((blocks.value || []).map((b) => [b.id, `${b.name}@${b.version}`]));
     return page(`Jobs of correlation id ${correlationId}`,
       el('p', { class: 'muted' }, `${list.jobs.length} job(s) in creation order`,
