@@ -7,7 +7,7 @@ import org.springframework.jdbc.core.simple.JdbcClient;
 
 /**
  * A large fleet seeded by SQL, one statement each, for the console's plan test and benchmark:
- * workers named worker-00001... with labels site=site-(n % 50) and rack=r(n), every one serving
+ * twenty function blocks, workers named worker-00001... with labels site=site-(n % 50) and rack=r(n), every one serving
  * one of the given blocks; jobs a second apart from 2026-01-01, like JobListPlanTest's: 4%
  * PENDING, 1% POLLED (one per worker), 90% SUCCESS, 5% FAILURE (one in a hundred of those
  * WORKER_DELETED, the others spread over four reasons), ten per correlation id wf-(n / 10).
@@ -17,7 +17,18 @@ final class ConsoleFleet {
     private ConsoleFleet() {
     }
 
-    static void workers(JdbcClient jdbc, int workers, List<UUID> blocks) {
+    /** Twenty function blocks block0@1.0.0 to block19@1.0.0, the workers, the jobs; the statistics fresh. */
+    static void seed(JdbcClient jdbc, int workers, int jobs) {
+        List<UUID> blocks = jdbc.sql("""
+                insert into function_block (id, name, version)
+                select gen_random_uuid(), 'block' || b, '1.0.0' from generate_series(0, 19) b
+                returning id
+                """).query(UUID.class).list();
+        workers(jdbc, workers, blocks);
+        jobs(jdbc, jobs, blocks);
+    }
+
+    private static void workers(JdbcClient jdbc, int workers, List<UUID> blocks) {
         jdbc.sql("""
                 insert into worker (id, name, hostname, labels, concurrency, state, registered_at, state_changed_at)
                 select gen_random_uuid(), 'worker-' || lpad(n::text, 5, '0'), 'host-' || n,
@@ -33,7 +44,7 @@ final class ConsoleFleet {
                 """).param("blocks", SqlArrays.uuids(blocks)).param("count", blocks.size()).update();
     }
 
-    static void jobs(JdbcClient jdbc, int jobs, List<UUID> blocks) {
+    private static void jobs(JdbcClient jdbc, int jobs, List<UUID> blocks) {
         jdbc.sql("""
                 with fleet as (select array_agg(id order by name) as ids, count(*) as size
                                  from worker where name like 'worker-%')

@@ -4,10 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.blackboard.Api;
 import io.blackboard.IntegrationTest;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.function.Consumer;
@@ -17,7 +15,7 @@ import org.junit.jupiter.api.Test;
  * A benchmark, not a timed test: the requests each console page makes, against 10,000 workers and
  * a million jobs seeded by SQL, each timed as the median of five and printed as one line
  * ({@code BENCHMARK console ...}). Asserts that the answers are right, never how fast they came.
- * About 50 s, most of it seeding (30 s on two cores); {@code -Dblackboard.benchmark.jobs=100000}
+ * 30 to 50 s on two cores, most of it seeding; {@code -Dblackboard.benchmark.jobs=100000}
  * runs it smaller.
  */
 class ConsoleScaleBenchmarkTest extends IntegrationTest {
@@ -31,14 +29,7 @@ class ConsoleScaleBenchmarkTest extends IntegrationTest {
     @Test
     void thePagesRequestsAtTenThousandWorkersAndAMillionJobs() {
         long seeding = System.nanoTime();
-        UUID registrar = registerWorker("registrar");
-        List<Map<String, Object>> specs = new ArrayList<>();
-        for (int b = 0; b < 20; b++) {
-            specs.add(block("block" + b, "1.0.0"));
-        }
-        List<UUID> blocks = registerBlocks(registrar, specs);
-        ConsoleFleet.workers(jdbc, WORKERS, blocks);
-        ConsoleFleet.jobs(jdbc, JOBS, blocks);
+        ConsoleFleet.seed(jdbc, WORKERS, JOBS);
         long seeded = (System.nanoTime() - seeding) / 1_000_000;
         UUID worker = jdbc.sql("select id from worker where name = 'worker-00424'").query(UUID.class).single();
         UUID job = jdbc.sql("select id from job where correlation_id = 'wf-5000' and status = 'PUSHED' "
@@ -59,7 +50,7 @@ class ConsoleScaleBenchmarkTest extends IntegrationTest {
     }
 
     private void dashboard() {
-        int live = WORKERS + 1; // every worker not deleted, OFFLINE ones too, and the registrar
+        int live = WORKERS; // every worker not deleted, OFFLINE ones too
         time("dashboard workers", "/operator/workers", r -> assertThat(r.body().size()).isEqualTo(live));
         time("dashboard blocks", "/function-blocks", r -> assertThat(r.body().size()).isEqualTo(20));
         time("dashboard failures", "/operator/failures?limit=25", r -> assertThat(r.body().size()).isEqualTo(25));

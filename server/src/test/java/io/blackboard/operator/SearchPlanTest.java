@@ -4,8 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.blackboard.IntegrationTest;
 import io.blackboard.QueryPlan;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import javax.sql.DataSource;
@@ -28,14 +26,7 @@ class SearchPlanTest extends IntegrationTest {
 
     @Test
     void everySearchFormIsServedByItsIndexAtTenThousandWorkers() throws Exception {
-        UUID registrar = registerWorker("registrar");
-        List<Map<String, Object>> specs = new ArrayList<>();
-        for (int b = 0; b < 20; b++) {
-            specs.add(block("block" + b, "1.0.0"));
-        }
-        List<UUID> blocks = registerBlocks(registrar, specs);
-        ConsoleFleet.workers(jdbc, WORKERS, blocks);
-        ConsoleFleet.jobs(jdbc, JOBS, blocks);
+        ConsoleFleet.seed(jdbc, WORKERS, JOBS);
         UUID someJob = jdbc.sql("select id from job where correlation_id = 'wf-5000' limit 1").query(UUID.class).single();
         UUID someWorker = jdbc.sql("select id from worker where name = 'worker-04242'").query(UUID.class).single();
 
