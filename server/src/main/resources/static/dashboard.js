@@ -45,6 +45,10 @@
   }
 
   async function refresh() {
+    if ($('dashboard').hidden) { // another page is shown (pages.js): poll nothing meanwhile
+      setTimeout(refresh, REFRESH_MS);
+      return;
+    }
     try {
       const [workers, blocks, failures, running] = await Promise.all(
         [SOURCES.workers, SOURCES.blocks, SOURCES.failures, SOURCES.running].map(getJson));
@@ -74,6 +78,9 @@
     return node;
   }
 
+  const link = (href, text, title) => el('a', { href, title: title || '' }, text);
+  const jobLink = (id) => link(`#/jobs/${id}`, shortId(id), id);
+  const workerLink = (id, name) => (id ? link(`#/workers/${id}`, name || shortId(id), id) : '–');
   const badge = (text, kind, title) => el('span', { class: `badge ${kind}`, title: title || text }, text);
   const chip = (text) => el('span', { class: 'chip' }, text);
 
@@ -191,7 +198,7 @@
       w.directive !== 'RUN' && badge(w.directive, w.directive, 'Operator directive'),
     ];
     return el('tr', { data: { id: w.id, state: w.state } },
-      el('td', {}, el('div', { class: 'name' }, w.name),
+      el('td', {}, el('div', { class: 'name' }, workerLink(w.id, w.name)),
         el('div', { class: 'muted small' }, [w.hostname, w.pid && `pid ${w.pid}`, w.version && `v${w.version}`,
           w.sdkName && `${w.sdkName} ${w.sdkVersion || ''}`.trim()]
           .filter(Boolean).join(' · ') || shortId(w.id))),
@@ -210,10 +217,10 @@
         job.progressMessage ? el('div', { class: 'muted small' }, job.progressMessage) : null);
     return el('tr', { data: { id: job.jobId } },
       el('td', { title: job.polledAt }, ago(job.polledAt)),
-      el('td', { class: 'mono', title: job.jobId }, shortId(job.jobId),
+      el('td', { class: 'mono' }, jobLink(job.jobId),
         el('div', { class: 'muted small' }, `attempt ${job.attempt}`)),
       el('td', {}, job.functionBlock, ' ', el('span', { class: 'muted' }, job.version)),
-      el('td', { title: job.workerId || '' }, job.workerName || shortId(job.workerId)),
+      el('td', {}, workerLink(job.workerId, job.workerName)),
       el('td', {}, progress),
       el('td', { title: job.deadline }, job.deadline));
   }
@@ -221,10 +228,10 @@
   function failureRow(failure) {
     return el('tr', { data: { id: failure.jobId } },
       el('td', { title: failure.pushedAt }, ago(failure.pushedAt)),
-      el('td', { class: 'mono', title: failure.jobId }, shortId(failure.jobId),
+      el('td', { class: 'mono' }, jobLink(failure.jobId),
         el('div', { class: 'muted small' }, `attempt ${failure.attempt}/${failure.maxAttempts}`)),
       el('td', {}, failure.functionBlock, ' ', el('span', { class: 'muted' }, failure.version)),
-      el('td', { title: failure.workerId || '' }, failure.workerName || shortId(failure.workerId)),
+      el('td', {}, workerLink(failure.workerId, failure.workerName)),
       el('td', {}, badge(failure.failureReason, 'reason')),
       el('td', { class: 'error-text' }, errorText(failure.error)));
   }
@@ -252,6 +259,9 @@
     $('workers-count').textContent = `${workers.length} of ${view.workers.length}`;
     $('failures-count').textContent = `latest ${view.failures.length}`;
   }
+
+  // shared with pages.js, which draws the other pages with the same helpers
+  window.Blackboard = { el, link, jobLink, workerLink, badge, chip, duration, ago, shortId, errorText, getJson, token };
 
   // ---- wiring -----------------------------------------------------------------------------
 

@@ -1,32 +1,18 @@
 package io.blackboard.operator;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.blackboard.Api;
-import io.blackboard.IntegrationTest;
 import io.blackboard.platform.scheduling.Sweeper;
 import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.time.Duration;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.openqa.selenium.By;
 import org.openqa.selenium.JavascriptExecutor;
-import org.openqa.selenium.OutputType;
-import org.openqa.selenium.WebDriver;
 import org.openqa.selenium.WebElement;
-import org.openqa.selenium.chrome.ChromeDriver;
-import org.openqa.selenium.chrome.ChromeDriverService;
-import org.openqa.selenium.chrome.ChromeOptions;
 import org.openqa.selenium.support.ui.ExpectedConditions;
 import org.openqa.selenium.support.ui.WebDriverWait;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -37,45 +23,10 @@ import org.springframework.beans.factory.annotation.Autowired;
  * chromium-driver are not installed ({@code .ci/run} installs them). Leaves a screenshot in
  * {@code target/dashboard.png}.
  */
-class DashboardBrowserTest extends IntegrationTest {
-
-    static final Path CHROMIUM = Path.of(System.getProperty("blackboard.chromium", "/usr/bin/chromium"));
-    static final Path CHROMEDRIVER = Path.of(System.getProperty("blackboard.chromedriver", "/usr/bin/chromedriver"));
-    /** An operator token of the test configuration: the page shows data only if it sends it. */
-    static final String TOKEN = "test-operator";
-
-    static WebDriver browser;
-    static Path profile;
+class DashboardBrowserTest extends BrowserTest {
 
     @Autowired
     List<Sweeper> sweepers;
-
-    @BeforeAll
-    static void startBrowser() throws IOException {
-        assumeTrue(Files.isExecutable(CHROMIUM) && Files.isExecutable(CHROMEDRIVER),
-                "needs " + CHROMIUM + " and " + CHROMEDRIVER + " (apt-get install chromium chromium-driver)");
-        profile = Files.createTempDirectory("blackboard-chromium-");
-        ChromeOptions options = new ChromeOptions();
-        options.setBinary(CHROMIUM.toFile());
-        options.addArguments("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                "--no-first-run", "--user-data-dir=" + profile, "--window-size=1440,1180");
-        ChromeDriverService service = new ChromeDriverService.Builder()
-                .usingDriverExecutable(CHROMEDRIVER.toFile()).usingAnyFreePort().build();
-        browser = new ChromeDriver(service, options);
-    }
-
-    @AfterAll
-    static void stopBrowser() throws IOException {
-        if (browser != null) {
-            browser.quit();
-        }
-        if (profile != null) {
-            try (Stream<Path> files = Files.walk(profile)) {
-                files.sorted(Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
-            }
-        }
-    }
 
     @Test
     void showsWorkersBlocksAndFailuresAndUpdatesLiveWithTheToken() throws IOException {
@@ -100,9 +51,7 @@ class DashboardBrowserTest extends IntegrationTest {
         assertThat(badgeOf("blocks", "configBackup", "ok")).isTrue();
         assertThat(text("failures")).contains("WORKER_REPORTED", "device refused the SSH session", "STUCK_TIMEOUT");
         assertThat(browser.findElement(By.id("tiles")).getText()).containsIgnoringCase("Unroutable blocks");
-        Files.createDirectories(Path.of("target"));
-        Files.copy(((ChromeDriver) browser).getScreenshotAs(OutputType.FILE).toPath(), Path.of("target/dashboard.png"),
-                StandardCopyOption.REPLACE_EXISTING);
+        screenshot("dashboard.png");
 
         registerWorker(Map.of("name", "edge-router-09", "hostname", "site-c-02", "labels", Map.of("site", "c")));
         wait.until(driver -> text("workers").contains("edge-router-09"));

@@ -78,7 +78,8 @@ class SecurityConfiguration {
                         AnonymousAuthenticationFilter.class)
                 .authorizeHttpRequests(requests -> requests
                         .requestMatchers("/actuator/health", "/actuator/health/**", "/error").permitAll()
-                        .requestMatchers(HttpMethod.GET, "/", "/index.html", "/dashboard.js", "/dashboard.css", "/favicon.ico",
+                        .requestMatchers(HttpMethod.GET, "/", "/index.html", "/dashboard.js", "/dashboard.css",
+                                "/pages.js", "/favicon.ico",
                                 "/v3/api-docs", "/v3/api-docs/**", "/swagger-ui.html", "/swagger-ui/**").permitAll()
                         // workers
                         .requestMatchers(HttpMethod.POST, "/workers/register").hasAnyRole(WORKER, OPERATOR)

@@ -145,6 +145,7 @@ class HostileInputTest extends IntegrationTest {
                         "/workers/" + unknown),
                 new Endpoint("POST", "/workers/cleanup", "test-operator", null, null, "test-engine", null, null),
                 new Endpoint("POST", "/workers/cleanup-offline", "test-operator", null, null, workerToken, null, null),
+                new Endpoint("GET", "/operator/search?q=me", "test-operator", null, null, "test-engine", null, null),
                 new Endpoint("PUT", "/workers/" + w + "/directive", "test-operator", "{\"directive\": \"QUIET\"}",
                         "{\"directive\": 3}", "test-engine", null, "/workers/" + unknown + "/directive"),
                 new Endpoint("GET", "/function-blocks", "test-engine", null, null, "test-worker", null, null),
