@@ -8,6 +8,11 @@
 -- One row per rolled-up minute, across function blocks: its existence says the minute is done.
 create table history_minute (
     minute               timestamptz primary key check (minute = date_trunc('minute', minute)),
+    -- jobs created in the minute, and jobs ended in it (became PUSHED) by outcome: the sums of its blocks' rows
+    created              integer     not null default 0 check (created >= 0),
+    succeeded            integer     not null default 0 check (succeeded >= 0),
+    failed               integer     not null default 0 check (failed >= 0),
+    cancelled            integer     not null default 0 check (cancelled >= 0),
     -- claims made in the minute, and the time each job waited for it: from when it became
     -- claimable (created, due at its run_at, re-queued, released, re-run) to the claim
     claims               integer     not null check (claims >= 0),

@@ -35,7 +35,9 @@ class HistoryStore {
                 select m.minute
                   from latest, generate_series(latest.minute - :horizonMinutes * interval '1 minute', latest.minute,
                                                interval '1 minute') m (minute)
-                 where not exists (select 1 from history_minute h where h.minute = m.minute))
+                 where not exists (select 1 from history_minute h
+                                    where h.minute = m.minute
+                                      and h.minute >= latest.minute - :horizonMinutes * interval '1 minute'))
             select min(minute) as first, max(minute) as last, max(minute) = (select minute from latest) as finished_last
               from missing
              where minute > (select max(minute) from missing) - :batch * interval '1 minute'
@@ -55,7 +57,9 @@ class HistoryStore {
             with minutes as (
                 select m.minute
                   from generate_series(cast(:first as timestamptz), cast(:last as timestamptz), interval '1 minute') m (minute)
-                 where not exists (select 1 from history_minute h where h.minute = m.minute)),
+                 where not exists (select 1 from history_minute h
+                                    where h.minute = m.minute
+                                      and h.minute between cast(:first as timestamptz) and cast(:last as timestamptz))),
             claims as (
                 select date_trunc('minute', c.at) as minute, extract(epoch from c.at - ready.at)::float8 * 1000 as ms
                   from job_event c
@@ -88,18 +92,6 @@ class HistoryStore {
                        count(*) filter (where state = 'OFFLINE') as offline
                   from worker
                  where deleted_at is null and cast(:snapshot as timestamptz) is not null),
-            rolled as (
-                insert into history_minute (minute, claims, claim_p50_ms, claim_p95_ms, claim_p99_ms, runs, run_p50_ms,
-                                            run_p95_ms, run_p99_ms, snapshot, workers_online, workers_unreachable,
-                                            workers_offline)
-                select m.minute, coalesce(c.n, 0), c.p[1], c.p[2], c.p[3], coalesce(r.n, 0), r.p[1], r.p[2], r.p[3],
-                       s.minute is not null, s.online, s.unreachable, s.offline
-                  from minutes m
-                  left join claim_stats c using (minute)
-                  left join run_stats r using (minute)
-                  left join (select cast(:snapshot as timestamptz) as minute, * from workers) s using (minute)
-                on conflict (minute) do nothing
-                returning minute, snapshot),
             created as (
                 select date_trunc('minute', created_at) as minute, function_block_id, count(*) as n
                   from job
@@ -114,6 +106,23 @@ class HistoryStore {
                  where status = 'PUSHED'
                    and pushed_at >= cast(:first as timestamptz) and pushed_at < cast(:last as timestamptz) + interval '1 minute'
                  group by 1, 2),
+            rolled as (
+                insert into history_minute (minute, created, succeeded, failed, cancelled, claims, claim_p50_ms,
+                                            claim_p95_ms, claim_p99_ms, runs, run_p50_ms, run_p95_ms, run_p99_ms, snapshot,
+                                            workers_online, workers_unreachable, workers_offline)
+                select m.minute, coalesce(cr.n, 0), coalesce(e.succeeded, 0), coalesce(e.failed, 0),
+                       coalesce(e.cancelled, 0), coalesce(c.n, 0), c.p[1], c.p[2], c.p[3], coalesce(r.n, 0), r.p[1],
+                       r.p[2], r.p[3], s.minute is not null, s.online, s.unreachable, s.offline
+                  from minutes m
+                  left join (select minute, sum(n) as n from created group by minute) cr using (minute)
+                  left join (select minute, sum(succeeded) as succeeded, sum(failed) as failed,
+                                    sum(cancelled) as cancelled
+                               from ended group by minute) e using (minute)
+                  left join claim_stats c using (minute)
+                  left join run_stats r using (minute)
+                  left join (select cast(:snapshot as timestamptz) as minute, * from workers) s using (minute)
+                on conflict (minute) do nothing
+                returning minute, snapshot),
             pending as (
                 select function_block_id, count(*) as n from job
                  where status = 'PENDING' and cast(:snapshot as timestamptz) is not null group by 1),
@@ -168,7 +177,8 @@ class HistoryStore {
                  where h.minute >= span.until - :rangeSeconds * interval '1 second' and h.minute < span.until)""";
 
     /**
-     * The series of every bucket of a range, null where no minute of it was rolled up. Counts
+     * The series of every bucket of a range, null where no minute of it was rolled up, from the
+     * minutes' rows alone (at most 10,080 for a week, whatever the number of blocks). Counts
      * add up; a bucket's p50 is its minutes' p50s weighted by their samples, its p95 and p99 the
      * worst minute's (percentiles do not add up: a spike stays visible rather than averaged
      * away); the workers are those of its last snapshot.
@@ -176,7 +186,9 @@ class HistoryStore {
     static final String HISTORY_BUCKETS = BUCKETS + """
             ,
             totals as (
-                select at, count(*) as rolled, bool_or(snapshot) as snapshot, sum(claims) as claims, sum(runs) as runs,
+                select at, count(*) as rolled, bool_or(snapshot) as snapshot, sum(created) as created,
+                       sum(succeeded) as succeeded, sum(failed) as failed, sum(cancelled) as cancelled,
+                       sum(claims) as claims, sum(runs) as runs,
                        sum(claim_p50_ms * claims) / nullif(sum(claims) filter (where claim_p50_ms is not null), 0) as claim_p50_ms,
                        max(claim_p95_ms) as claim_p95_ms, max(claim_p99_ms) as claim_p99_ms,
                        sum(run_p50_ms * runs) / nullif(sum(runs) filter (where run_p50_ms is not null), 0) as run_p50_ms,
@@ -184,33 +196,31 @@ class HistoryStore {
                        (array_agg(workers_online order by minute desc) filter (where snapshot))[1]::bigint as workers_online,
                        (array_agg(workers_unreachable order by minute desc) filter (where snapshot))[1]::bigint as workers_unreachable,
                        (array_agg(workers_offline order by minute desc) filter (where snapshot))[1]::bigint as workers_offline
-                  from minutes group by at),
-            counts as (
-                select m.at, sum(hb.created) as created, sum(hb.succeeded) as succeeded, sum(hb.failed) as failed,
-                       sum(hb.cancelled) as cancelled
-                  from minutes m join history_block_minute hb on hb.minute = m.minute
-                 group by m.at)
+                  from minutes group by at)
             select b.at, t.rolled is not null as rolled, coalesce(t.snapshot, false) as snapshot,
-                   coalesce(c.created, 0) as created, coalesce(c.succeeded, 0) as succeeded,
-                   coalesce(c.failed, 0) as failed, coalesce(c.cancelled, 0) as cancelled,
+                   coalesce(t.created, 0) as created, coalesce(t.succeeded, 0) as succeeded,
+                   coalesce(t.failed, 0) as failed, coalesce(t.cancelled, 0) as cancelled,
                    t.claims, t.runs, t.claim_p50_ms, t.claim_p95_ms, t.claim_p99_ms, t.run_p50_ms, t.run_p95_ms,
                    t.run_p99_ms, t.workers_online, t.workers_unreachable, t.workers_offline
               from buckets b
               left join totals t using (at)
-              left join counts c using (at)
              order by b.at
             """;
 
-    /** Each block's queue depth at the last snapshot of each bucket, where it had jobs PENDING or POLLED. */
+    /**
+     * Each block's queue depth at the last snapshot of each bucket, where it had jobs PENDING or
+     * POLLED: the snapshots' minutes as an array, each a probe of the primary key (a join would
+     * let the planner read every block's every minute).
+     */
     static final String HISTORY_DEPTH = BUCKETS + """
             ,
             snapshots as (
                 select at, max(minute) as minute from minutes where snapshot group by at)
             select s.at, hb.function_block_id, fb.name, fb.version, hb.pending, hb.polled
-              from snapshots s
-              join history_block_minute hb on hb.minute = s.minute
+              from history_block_minute hb
+              join snapshots s on s.minute = hb.minute
               join function_block fb on fb.id = hb.function_block_id
-             where hb.pending > 0 or hb.polled > 0
+             where hb.minute = any (array(select minute from snapshots)) and (hb.pending > 0 or hb.polled > 0)
              order by fb.name, fb.version, s.at
             """;
 
