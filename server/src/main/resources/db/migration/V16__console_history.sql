@@ -54,5 +54,10 @@ create table history_block_minute (
 -- one covers only the kinds the rollup reads (the claim and the three ends of an attempt with a
 -- worker's result), so the events of creation, progress and scheduling pay nothing for it. A claim
 -- and a push each insert one more entry, at the right edge of the index (at is the transaction's
--- time: nearly increasing), the cheapest place a b-tree takes an entry.
+-- time: nearly increasing), the cheapest place a b-tree takes an entry. Measured on 2M events:
+-- about 70 bytes more WAL per indexed event (385 -> 452 for a one-row insert; a claim or a push
+-- statement writes several times that for the job row and its indexes) and no time difference
+-- that stood out of the noise for 20,000 one-row inserts, 3% for a bulk insert. A BRIN index
+-- would cost less to write, but the retention reaper's deletes let new events fill old pages,
+-- which widens every block range's bounds until the index reads most of the table.
 create index job_event_at on job_event (at) where kind in ('CLAIMED', 'PUSHED', 'RETRYING', 'PARKED');
