@@ -43,6 +43,8 @@
     }
     return response.json();
   }
+  // for the page's other scripts (history.js): the same token, the same errors
+  window.blackboard = Object.assign(window.blackboard || {}, { getJson });
 
   async function refresh() {
     if ($('dashboard').hidden) { // another page is shown (pages.js): poll nothing meanwhile

@@ -79,7 +79,7 @@ class SecurityConfiguration {
                 .authorizeHttpRequests(requests -> requests
                         .requestMatchers("/actuator/health", "/actuator/health/**", "/error").permitAll()
                         .requestMatchers(HttpMethod.GET, "/", "/index.html", "/dashboard.js", "/dashboard.css",
-                                "/pages.js", "/favicon.ico",
+                                "/pages.js", "/history.js", "/history.css", "/vendor/**", "/favicon.ico",
                                 "/v3/api-docs", "/v3/api-docs/**", "/swagger-ui.html", "/swagger-ui/**").permitAll()
                         // workers
                         .requestMatchers(HttpMethod.POST, "/workers/register").hasAnyRole(WORKER, OPERATOR)

@@ -133,6 +133,8 @@ class HostileInputTest extends IntegrationTest {
                         "/workers/" + w + "/unregister", null),
                 new Endpoint("GET", "/workers", "test-operator", null, null, "test-engine", null, null),
                 new Endpoint("GET", "/workers/online", "test-operator", null, null, "test-engine", null, null),
+                new Endpoint("GET", "/operator/history?range=24h", "test-operator", null, null, "test-engine", null,
+                        null),
                 new Endpoint("GET", "/workers/" + w, "test-operator", null, null, "test-engine", "/workers/" + w,
                         "/workers/" + unknown),
                 new Endpoint("GET", "/workers/" + w + "/function-blocks", "test-operator", null, null, "test-engine",
