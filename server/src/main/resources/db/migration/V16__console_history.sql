@@ -39,8 +39,9 @@ create table history_minute (
 -- one had no job PENDING or POLLED.
 create table history_block_minute (
     minute             timestamptz not null references history_minute (minute) on delete cascade,
-    -- function blocks are never deleted
-    function_block_id  uuid        not null references function_block (id),
+    -- no foreign key: history outlives a function block removed by hand (its rows are then not shown),
+    -- and does not stand in the way of emptying the catalog
+    function_block_id  uuid        not null,
     created            integer     not null default 0 check (created >= 0),
     succeeded          integer     not null default 0 check (succeeded >= 0),
     failed             integer     not null default 0 check (failed >= 0),

@@ -68,12 +68,12 @@ class ConsolePagesBrowserTest extends BrowserTest {
         assertHeaderLinksOut();
         screenshot("console-job.png");
 
-        browser.findElement(By.linkText("cisco-ios-01")).click();
+        click(By.linkText("cisco-ios-01"));
         pageText("Worker cisco-ios-01");
         browser.navigate().back();
         pageText("Job " + retried);
 
-        browser.findElement(By.linkText("wf-7")).click();
+        click(By.linkText("wf-7"));
         pageText("Jobs of correlation id wf-7");
         assertThat(browser.getCurrentUrl()).endsWith("#/jobs?correlationId=wf-7");
         assertThat(rowIds("correlation-jobs")).containsExactly(retried.toString(), failed.toString(),
@@ -81,7 +81,7 @@ class ConsolePagesBrowserTest extends BrowserTest {
         assertThat(browser.findElement(By.id("correlation-jobs")).getText())
                 .contains("configBackup@2.0.0", "WORKER_REPORTED", "POLLED", "PENDING");
 
-        browser.findElement(By.cssSelector("#correlation-jobs tr[data-id='" + failed + "'] a")).click();
+        click(By.cssSelector("#correlation-jobs tr[data-id='" + failed + "'] a"));
         assertThat(pageText("Job " + failed)).contains("FAILURE", "WORKER_REPORTED", "device refused the SSH session",
                 "1 of 1");
         assertThat(kinds()).containsExactly("CREATED", "CLAIMED", "PUSHED");
@@ -91,17 +91,17 @@ class ConsolePagesBrowserTest extends BrowserTest {
     void theDashboardLinksEveryJobAndWorkerToItsPage() {
         open("/");
         wait.until(d -> !d.findElements(By.cssSelector("#failures a[href='#/jobs/" + failed + "']")).isEmpty());
-        browser.findElement(By.cssSelector("#failures a[href='#/jobs/" + failed + "']")).click();
+        click(By.cssSelector("#failures a[href='#/jobs/" + failed + "']"));
         assertThat(pageText("Job " + failed)).contains("WORKER_REPORTED");
         assertThat(browser.findElement(By.id("dashboard")).isDisplayed()).isFalse();
 
         browser.navigate().back();
         wait.until(d -> d.findElement(By.id("dashboard")).isDisplayed());
-        browser.findElement(By.cssSelector("#running a[href='#/jobs/" + held + "']")).click();
+        click(By.cssSelector("#running a[href='#/jobs/" + held + "']"));
         assertThat(pageText("Job " + held)).contains("40% copying config", "POLLED");
         browser.navigate().back();
         wait.until(d -> d.findElement(By.id("dashboard")).isDisplayed());
-        browser.findElement(By.cssSelector("#workers a[href='#/workers/" + juniper + "']")).click();
+        click(By.cssSelector("#workers a[href='#/workers/" + juniper + "']"));
         pageText("Worker juniper-02");
     }
 
@@ -118,24 +118,24 @@ class ConsolePagesBrowserTest extends BrowserTest {
         assertHeaderLinksOut();
         screenshot("console-worker.png");
 
-        browser.findElement(By.id("directive-QUIET")).click();
+        click(By.id("directive-QUIET"));
         wait.until(ExpectedConditions.alertIsPresent()).dismiss();
         wait.until(d -> d.findElement(By.id("action-result")).getText().contains("Cancelled"));
         assertThat(directive(cisco)).isEqualTo("RUN");
 
-        browser.findElement(By.id("directive-QUIET")).click();
+        click(By.id("directive-QUIET"));
         wait.until(ExpectedConditions.alertIsPresent()).accept();
         wait.until(d -> d.findElement(By.id("worker-history")).getText().contains("DIRECTIVE"));
         assertThat(directive(cisco)).isEqualTo("QUIET");
         assertThat(browser.findElement(By.id("directive-QUIET")).isEnabled()).isFalse();
 
         useToken("not-a-token");
-        browser.findElement(By.id("directive-TERMINATE")).click();
+        click(By.id("directive-TERMINATE"));
         wait.until(ExpectedConditions.alertIsPresent()).accept();
         wait.until(d -> d.findElement(By.id("action-result")).getText().contains("401"));
         assertThat(browser.findElement(By.id("action-result")).getText()).contains("bearer token");
         useToken("test-engine");
-        browser.findElement(By.id("delete-worker")).click();
+        click(By.id("delete-worker"));
         wait.until(ExpectedConditions.alertIsPresent()).accept();
         wait.until(d -> d.findElement(By.id("action-result")).getText().contains("403"));
         assertThat(browser.findElement(By.id("action-result")).getText()).contains("may not DELETE");
@@ -143,7 +143,7 @@ class ConsolePagesBrowserTest extends BrowserTest {
         assertThat(deleted(cisco)).isFalse();
 
         useToken(TOKEN);
-        browser.findElement(By.id("delete-worker")).click();
+        click(By.id("delete-worker"));
         wait.until(ExpectedConditions.alertIsPresent()).accept();
         wait.until(d -> d.findElement(By.cssSelector(".badges")).getText().contains("DELETED"));
         assertThat(deleted(cisco)).isTrue();
@@ -161,13 +161,13 @@ class ConsolePagesBrowserTest extends BrowserTest {
                 pending.toString());
         assertHeaderLinksOut();
         screenshot("console-search.png");
-        browser.findElement(By.cssSelector("#search-jobs tr[data-id='" + held + "'] a")).click();
+        click(By.cssSelector("#search-jobs tr[data-id='" + held + "'] a"));
         pageText("Job " + held);
 
         search("JUNI");
         pageText("Search: JUNI");
         assertThat(rowIds("search-workers")).containsExactly(juniper.toString());
-        browser.findElement(By.linkText("juniper-02")).click();
+        click(By.linkText("juniper-02"));
         pageText("Worker juniper-02");
 
         search("site=a");
@@ -189,6 +189,18 @@ class ConsolePagesBrowserTest extends BrowserTest {
     // ---- the browser ----
 
     /** Opens the path (a console URL, as pasted) with the operator token saved in the browser. */
+    /**
+     * Clicks what the locator finds, found again if the page redrew it meanwhile (the dashboard
+     * redraws its tables every 2.5 s, replacing the element a test just found).
+     */
+    private void click(By locator) {
+        new WebDriverWait(browser, Duration.ofSeconds(10)).ignoring(StaleElementReferenceException.class)
+                .until(driver -> {
+                    driver.findElement(locator).click();
+                    return true;
+                });
+    }
+
     private void open(String path) {
         browser.get("http://localhost:" + port + "/#/nowhere");
         useToken(TOKEN);

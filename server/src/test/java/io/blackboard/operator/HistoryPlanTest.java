@@ -59,7 +59,8 @@ class HistoryPlanTest extends IntegrationTest {
         MapSqlParameterSource stretch = new MapSqlParameterSource().addValue("first", first)
                 .addValue("last", first.plusMinutes(59)).addValue("snapshot", first.plusMinutes(59));
         QueryPlan rollUp = QueryPlan.analyze(dataSource, HistoryStore.HISTORY_ROLL_UP, stretch);
-        assertThat(rollUp.seqScans()).as(rollUp.toString()).isEmpty();
+        // counting the workers by state reads every worker (a few thousand rows): the planner may scan them
+        assertThat(rollUp.seqScans()).as(rollUp.toString()).isSubsetOf(List.of("worker"));
         assertThat(rollUp.probes()).as(rollUp.toString()).contains("job_event_at", "job_event_by_job",
                 "job_event_claimed_once", "job_created", "job_pushed_at");
         long tablePages = jdbc.sql("select relpages from pg_class where relname = 'job_event'")
