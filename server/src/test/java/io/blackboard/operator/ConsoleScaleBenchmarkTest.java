@@ -12,8 +12,8 @@ import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
 
 /**
- * A benchmark, not a timed test: the requests each console page makes, against 10,000 workers and
- * a million jobs seeded by SQL, each timed as the median of five and printed as one line
+ * A benchmark, not a timed test: the requests each console page makes (the history charts' over
+ * eight days of rollup rows), against 10,000 workers and a million jobs seeded by SQL, each timed as the median of five and printed as one line
  * ({@code BENCHMARK console ...}). Asserts that the answers are right, never how fast they came.
  * 30 to 50 s on two cores, most of it seeding; {@code -Dblackboard.benchmark.jobs=100000}
  * runs it smaller.
@@ -37,6 +37,7 @@ class ConsoleScaleBenchmarkTest extends IntegrationTest {
         String block = api.get("/blackboard/jobs/" + job).at("/functionBlockId").asString();
 
         dashboard();
+        history();
         time("job", "/blackboard/jobs/" + job, r -> assertThat(r.at("/id").asString()).isEqualTo(job.toString()));
         time("job events", "/blackboard/jobs/" + job + "/events", r -> assertThat(r.body().isArray()).isTrue());
         time("job block", "/function-blocks/" + block, r -> assertThat(r.at("/name").asString()).startsWith("block"));
@@ -55,6 +56,27 @@ class ConsoleScaleBenchmarkTest extends IntegrationTest {
         time("dashboard blocks", "/function-blocks", r -> assertThat(r.body().size()).isEqualTo(20));
         time("dashboard failures", "/operator/failures?limit=25", r -> assertThat(r.body().size()).isEqualTo(25));
         time("dashboard running", "/operator/running?limit=25", r -> assertThat(r.body().size()).isEqualTo(25));
+    }
+
+    /**
+     * The history charts' requests over a full rollup: eight days of minutes, every block in
+     * every minute (what the rollup keeps at most), as HistoryPlanTest seeds them.
+     */
+    private void history() {
+        jdbc.sql("truncate history_minute cascade").update();
+        jdbc.sql("""
+                insert into history_minute (minute, claims, runs, snapshot, workers_online, workers_unreachable,
+                                            workers_offline)
+                select m, 100, 100, true, 10, 0, 0
+                  from generate_series(date_trunc('minute', now()) - interval '8 days', date_trunc('minute', now()),
+                                       interval '1 minute') m""").update();
+        jdbc.sql("""
+                insert into history_block_minute (minute, function_block_id, created, pending, polled)
+                select h.minute, b.id, 5, 3, 1 from history_minute h, function_block b""").update();
+        jdbc.sql("analyze history_minute, history_block_minute").update();
+        time("history 1h", "/operator/history?range=1h", r -> assertThat(r.at("/buckets").size()).isEqualTo(60));
+        time("history 24h", "/operator/history?range=24h", r -> assertThat(r.at("/buckets").size()).isEqualTo(96));
+        time("history 7d", "/operator/history?range=7d", r -> assertThat(r.at("/buckets").size()).isEqualTo(84));
     }
 
     private void workerPage(UUID worker) {
