@@ -12,6 +12,7 @@ import org.springframework.dao.TransientDataAccessException;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ResponseEntity;
 import org.springframework.http.converter.HttpMessageNotReadableException;
+import org.springframework.security.web.firewall.RequestRejectedException;
 import org.springframework.transaction.CannotCreateTransactionException;
 import org.springframework.web.ErrorResponse;
 import org.springframework.web.bind.annotation.ExceptionHandler;
@@ -72,6 +73,10 @@ class OjsErrors {
                         .contentType(OjsHeaders.OJS_JSON).body(wrap(envelope("invalid_request", tooLarge.getMessage(),
                                 false, request)));
             }
+        }
+        if (e instanceof RequestRejectedException rejected) {
+            return answer(HttpStatus.BAD_REQUEST, envelope("invalid_request", "the request was refused: "
+                    + rejected.getMessage(), false, request));
         }
         if (e instanceof HttpMessageNotReadableException) {
             return answer(HttpStatus.BAD_REQUEST, envelope("invalid_payload", "the body cannot be read", false, request));

@@ -19,6 +19,7 @@ import org.springframework.http.ResponseEntity;
 import org.springframework.http.converter.HttpMessageNotReadableException;
 import org.springframework.lang.Nullable;
 import org.springframework.security.access.AccessDeniedException;
+import org.springframework.security.web.firewall.RequestRejectedException;
 import org.springframework.transaction.CannotCreateTransactionException;
 import org.springframework.transaction.TransactionSystemException;
 import org.springframework.validation.FieldError;
@@ -69,6 +70,16 @@ public class ProblemHandler extends ResponseEntityExceptionHandler {
     ResponseEntity<ProblemDetail> denied(AccessDeniedException e) {
         return ResponseEntity.status(HttpStatus.FORBIDDEN).body(problem(HttpStatus.FORBIDDEN, "forbidden",
                 "This token may not act for that worker: a worker token acts only for the worker it was issued to"));
+    }
+
+    /**
+     * Spring Security's firewall refused what the request holds, such as a form parameter whose
+     * name has a line break (a form or multipart body sent to this JSON API): the client's fault.
+     */
+    @ExceptionHandler(RequestRejectedException.class)
+    ResponseEntity<ProblemDetail> rejected(RequestRejectedException e) {
+        return ResponseEntity.badRequest().body(problem(HttpStatus.BAD_REQUEST, "invalid-request",
+                "The request was refused: " + e.getMessage() + ". The API takes JSON bodies (application/json)"));
     }
 
     @ExceptionHandler(MethodArgumentTypeMismatchException.class)
