@@ -1,6 +1,7 @@
 package io.blackboard.ojs;
 
 import io.blackboard.platform.errors.BodyTooLarge;
+import io.blackboard.platform.errors.ProblemHandler;
 import jakarta.servlet.http.HttpServletRequest;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -56,8 +57,9 @@ class OjsErrors {
     ResponseEntity<ObjectNode> backendDown(Exception e, HttpServletRequest request) {
         log.warn("OJS {} {}: the database is not available ({})", request.getMethod(), request.getRequestURI(),
                 e.toString());
-        return answer(HttpStatus.SERVICE_UNAVAILABLE,
-                envelope("backend_error", "the database is not available; try again", true, request));
+        return ResponseEntity.status(HttpStatus.SERVICE_UNAVAILABLE).header("Retry-After", "1")
+                .contentType(OjsHeaders.OJS_JSON)
+                .body(wrap(envelope("backend_error", "the database is not available; try again", true, request)));
     }
 
     /**
@@ -91,6 +93,10 @@ class OjsErrors {
             String detail = refused.getBody().getDetail() != null ? refused.getBody().getDetail() : status.getReasonPhrase();
             return answer(status, envelope(status == HttpStatus.NOT_FOUND ? "not_found" : "invalid_request", detail,
                     false, request));
+        }
+        if (ProblemHandler.connectionLost(e)) {
+            // a rollback on a connection PostgreSQL closed, say: the database fault, not a bug
+            return backendDown(e, request);
         }
         log.error("OJS {} {} failed", request.getMethod(), request.getRequestURI(), e);
         return answer(HttpStatus.INTERNAL_SERVER_ERROR,

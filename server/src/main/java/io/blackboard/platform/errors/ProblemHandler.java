@@ -118,7 +118,7 @@ public class ProblemHandler extends ResponseEntityExceptionHandler {
      * no SQLSTATE, for a connection it evicted because it broke: a rollback after PostgreSQL
      * terminated the session fails so); or a failed rollback whose transaction failed so first.
      */
-    static boolean connectionLost(Throwable e) {
+    public static boolean connectionLost(Throwable e) {
         return ExceptionUtils.any(e, ProblemHandler::saysConnectionLost);
     }
 
