@@ -31,6 +31,8 @@
     if (path === '/' || path === '') {
       $('page').hidden = true;
       $('dashboard').hidden = false;
+      // charts drawn while the dashboard was hidden (a pasted page URL) take their width now
+      window.dispatchEvent(new Event('resize'));
       document.title = 'Blackboard · operator dashboard';
       return;
     }
@@ -113,7 +115,10 @@
         ? el('div', { class: 'columns' }, section('Acquires', json(job.acquires)),
           section('Database updates', json(job.dbUpdates))) : null,
       section('Errors, every attempt', errorsTable(job.errors || [])),
-      section('Timeline', events.error ? problem(events.error) : timeline(events.value)));
+      section('Timeline', events.error ? problem(events.error) : timeline(events.value),
+        !events.error && events.value.length === 1000
+          ? el('p', { class: 'muted small' }, 'The first 1,000 events: GET /blackboard/jobs/{id}/events pages on '
+            + '(its Link header).') : null));
   }
 
   function jobFacts(job, block, worker) {

@@ -11,6 +11,7 @@ import java.util.UUID;
 import java.util.function.Function;
 import org.springframework.lang.Nullable;
 import org.springframework.stereotype.Service;
+import org.springframework.transaction.annotation.Isolation;
 import org.springframework.transaction.annotation.Transactional;
 
 /** The history charts' series, read from the rollup that {@link HistoryRollup} writes. */
@@ -29,7 +30,7 @@ class HistoryService {
     }
 
     /** At {@code now} (null: the database's clock), in one snapshot so the series agree. */
-    @Transactional(readOnly = true)
+    @Transactional(readOnly = true, isolation = Isolation.REPEATABLE_READ)
     History history(@Nullable OffsetDateTime now, HistoryRange range) {
         List<HistoryStore.Bucket> buckets = store.buckets(now, range);
         return new History(range.label(), range.bucket().toSeconds(),

@@ -24,12 +24,17 @@ class HistoryStore {
     /**
      * The stretch of minutes to roll up next: the newest finished minute not rolled up within the
      * horizon, and the minutes not rolled up in the {@code :batch} minutes up to it. A minute is
-     * finished {@code :graceMs} after it ends: an event's time is its transaction's start, and a
-     * transaction begun in the minute may commit a little after it.
+     * finished {@code :graceMs} after it ends, and once no transaction that has written and began
+     * in it or before is still open: an event's time is its transaction's start, and a transaction
+     * begun in the minute (one waiting on a lock, say) may commit long after it; a minute rolled up
+     * before that commit would miss its events for good.
      */
     static final String HISTORY_MINUTES_MISSING = """
             with latest as (
-                select date_trunc('minute', coalesce(cast(:now as timestamptz), now()) - :graceMs * interval '1 millisecond')
+                select date_trunc('minute', least(
+                           coalesce(cast(:now as timestamptz), now()) - :graceMs * interval '1 millisecond',
+                           coalesce((select min(xact_start) from pg_stat_activity
+                                      where backend_xid is not null and pid <> pg_backend_pid()), 'infinity')))
                        - interval '1 minute' as minute),
             missing as (
                 select m.minute

@@ -46,8 +46,10 @@ class OperatorSearch {
             UUID id = UUID.fromString(text);
             jobs.addAll(store.jobById(id));
             workers.addAll(store.workerById(id));
+            jobs.addAll(store.jobsByCorrelationId(text, limit)); // a workflow run's id is often a UUID
         } else if (text.contains("=")) {
             workers.addAll(store.workersLabelled(label(text), limit));
+            jobs.addAll(store.jobsByCorrelationId(text, limit)); // base64 ids end in =
         } else {
             jobs.addAll(store.jobsByCorrelationId(text, limit));
             failureReason(text).ifPresent(reason -> jobs.addAll(store.jobsFailedWith(reason, limit)));

@@ -68,6 +68,16 @@ class OperatorSearchTest extends IntegrationTest {
     }
 
     @Test
+    void findsACorrelationIdThatLooksLikeAnIdOrALabel() {
+        String run = UUID.randomUUID().toString();
+        UUID ofRun = job(run);
+        UUID ofBase64 = job("d2YtNDI=");
+
+        assertThat(ids(search(run).body().get("jobs"))).containsExactly(ofRun.toString());
+        assertThat(ids(search("d2YtNDI=").body().get("jobs"))).containsExactly(ofBase64.toString());
+    }
+
+    @Test
     void findsWorkersByTheStartOfTheirNameInAnyCaseLiveOnesFirst() {
         JsonNode found = search("CISCO").body();
         assertThat(names(found.get("workers"))).containsExactly("cisco-ios-01", "Cisco-IOS-02", "cisco-old");
