@@ -159,28 +159,24 @@ class OjsStore {
                and (cast(:attempt as integer) is null
                     or j.attempt - j.releases - coalesce((j.ojs ->> 'attempt_base')::int, 0) = :attempt)""";
 
-    static final String JOB_ACK = """
-            with pushed as (
-                update job j
-                   set %s
-                %s
-                returning j.*, w.id as holder),
-            events as (%s)
-            select %s from pushed%s
-            """.formatted(JobLanding.set("'SUCCESS'", "cast(:result as jsonb)", "cast(null as jsonb)",
-                    "cast(null as jsonb)", "cast(null as jsonb)"), HELD, JobLanding.events("holder"), COLUMNS, FROM);
+    static final String JOB_ACK = landing("'SUCCESS'", "cast(:result as jsonb)", "cast(null as jsonb)");
 
     /** A failure: retried under the job's policy, parked as a dead letter, or final, as a native FAILURE push. */
-    static final String JOB_NACK = """
-            with pushed as (
-                update job j
-                   set %s
-                %s
-                returning j.*, w.id as holder),
-            events as (%s)
-            select %s from pushed%s
-            """.formatted(JobLanding.set("'FAILURE'", "cast(null as jsonb)", "cast(null as jsonb)",
-                    "cast(null as jsonb)", "cast(:error as jsonb)"), HELD, JobLanding.events("holder"), COLUMNS, FROM);
+    static final String JOB_NACK = landing("'FAILURE'", "cast(null as jsonb)", "cast(:error as jsonb)");
+
+    /** A result landing on a claim an OJS worker holds ({@link #HELD}), through the native landing, with its event. */
+    private static String landing(String outcome, String result, String error) {
+        return """
+                with pushed as (
+                    update job j
+                       set %s
+                    %s
+                    returning j.*, w.id as holder),
+                events as (%s)
+                select %s from pushed%s
+                """.formatted(JobLanding.set(outcome, result, "cast(null as jsonb)", "cast(null as jsonb)", error),
+                HELD, JobLanding.events("holder"), COLUMNS, FROM);
+    }
 
     /** A nack with {@code requeue}: the claim handed back, available again, no attempt spent. */
     static final String JOB_RELEASE = """

@@ -74,4 +74,22 @@ final class ConsoleFleet {
         jdbc.sql("analyze job").update();
         jdbc.sql("analyze worker").update();
     }
+
+    /**
+     * Eight days of history rollup rows, every function block in every minute: the most the
+     * rollup keeps ({@code HistoryRollup.RETENTION}).
+     */
+    static void seedHistory(JdbcClient jdbc) {
+        jdbc.sql("truncate history_minute cascade").update();
+        jdbc.sql("""
+                insert into history_minute (minute, claims, runs, snapshot, workers_online, workers_unreachable,
+                                            workers_offline)
+                select m, 100, 100, true, 10, 0, 0
+                  from generate_series(date_trunc('minute', now()) - interval '8 days', date_trunc('minute', now()),
+                                       interval '1 minute') m""").update();
+        jdbc.sql("""
+                insert into history_block_minute (minute, function_block_id, created, pending, polled)
+                select h.minute, b.id, 5, 3, 1 from history_minute h, function_block b""").update();
+        jdbc.sql("analyze history_minute, history_block_minute").update();
+    }
 }

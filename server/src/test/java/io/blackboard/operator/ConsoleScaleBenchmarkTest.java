@@ -63,17 +63,7 @@ class ConsoleScaleBenchmarkTest extends IntegrationTest {
      * every minute (what the rollup keeps at most), as HistoryPlanTest seeds them.
      */
     private void history() {
-        jdbc.sql("truncate history_minute cascade").update();
-        jdbc.sql("""
-                insert into history_minute (minute, claims, runs, snapshot, workers_online, workers_unreachable,
-                                            workers_offline)
-                select m, 100, 100, true, 10, 0, 0
-                  from generate_series(date_trunc('minute', now()) - interval '8 days', date_trunc('minute', now()),
-                                       interval '1 minute') m""").update();
-        jdbc.sql("""
-                insert into history_block_minute (minute, function_block_id, created, pending, polled)
-                select h.minute, b.id, 5, 3, 1 from history_minute h, function_block b""").update();
-        jdbc.sql("analyze history_minute, history_block_minute").update();
+        ConsoleFleet.seedHistory(jdbc);
         time("history 1h", "/operator/history?range=1h", r -> assertThat(r.at("/buckets").size()).isEqualTo(60));
         time("history 24h", "/operator/history?range=24h", r -> assertThat(r.at("/buckets").size()).isEqualTo(96));
         time("history 7d", "/operator/history?range=7d", r -> assertThat(r.at("/buckets").size()).isEqualTo(84));

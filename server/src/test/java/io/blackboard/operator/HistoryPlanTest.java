@@ -42,18 +42,7 @@ class HistoryPlanTest extends IntegrationTest {
         List<UUID> ids = registerBlocks(worker, blocks);
         OffsetDateTime start = OffsetDateTime.of(2026, 1, 1, 0, 0, 0, 0, ZoneOffset.UTC);
         seed(ids, worker, start);
-        // eight days of rollup rows, every block in every minute, as the rollup keeps
-        jdbc.sql("""
-                insert into history_minute (minute, claims, runs, snapshot, workers_online, workers_unreachable,
-                                            workers_offline)
-                select m, 100, 100, true, 10, 0, 0
-                  from generate_series(date_trunc('minute', now()) - interval '8 days', date_trunc('minute', now()),
-                                       interval '1 minute') m""").update();
-        jdbc.sql("""
-                insert into history_block_minute (minute, function_block_id, created, pending, polled)
-                select h.minute, b, 5, 3, 1 from history_minute h, unnest(cast(:blocks as uuid[])) b""")
-                .param("blocks", SqlArrays.uuids(ids)).update();
-        jdbc.sql("analyze history_minute, history_block_minute").update();
+        ConsoleFleet.seedHistory(jdbc); // the function blocks are the 20 registered above
 
         OffsetDateTime first = start.plusDays(3);
         MapSqlParameterSource stretch = new MapSqlParameterSource().addValue("first", first)
