@@ -33,6 +33,8 @@ class DatabaseFaultIT {
             UUID echo = UUID.fromString(a.api().as("test-engine").get("/function-blocks").at("/0/id").asString());
             Engine engine = new Engine(a::api);
             engine.create(echo, 200, Map.of("maxAttempts", 5));
+            // jobs created while PostgreSQL stops and starts again
+            Future<?> creating = pool.submit(() -> engine.create(echo, 300, Map.of("maxAttempts", 5)));
 
             postgres.stop().run();
             awaitStatus(a, 503, Duration.ofSeconds(15));
@@ -50,6 +52,10 @@ class DatabaseFaultIT {
             awaitStatus(b, 200, Duration.ofSeconds(10));
             assertThat((System.nanoTime() - back) / 1_000_000).as("recovered within 10 s").isLessThan(10_000);
             assertThat(a.api().as("test-engine").get("/blackboard/jobs?limit=1").status()).isEqualTo(200);
+            creating.get(60, TimeUnit.SECONDS);
+            assertThat(worker.serverErrors.list()).as("the worker's answers: 503 with Retry-After, never a 500")
+                    .isEmpty();
+            assertThat(engine.serverErrors.list()).as("the engine's answers").isEmpty();
 
             // a poll parked on replica a is woken by a job created on replica b: LISTEN is back
             SimWorker listener = SimWorker.register(a::api, "parked", 1, blocks);

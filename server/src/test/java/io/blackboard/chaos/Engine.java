@@ -20,6 +20,8 @@ import java.util.function.Supplier;
 final class Engine {
 
     final Set<UUID> created = ConcurrentHashMap.newKeySet();
+    /** Answers that no fault excuses: a 5xx other than 503, or a 503 without Retry-After. */
+    final ServerErrors serverErrors = new ServerErrors();
     private final Supplier<Api> replicas;
     private final String run = UUID.randomUUID().toString();
     private final AtomicLong sequence = new AtomicLong();
@@ -47,7 +49,7 @@ final class Engine {
     private void submit(List<Map<String, Object>> batch) {
         while (true) {
             try {
-                Api.Response response = replicas.get().as("test-engine").post("/blackboard/jobs", batch);
+                Api.Response response = serverErrors.seen(replicas.get().as("test-engine").post("/blackboard/jobs", batch));
                 if (response.status() == 201 || response.status() == 200) {
                     response.body().valueStream().forEach(job -> created.add(UUID.fromString(job.get("id").asString())));
                     return;

@@ -11,6 +11,8 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -39,6 +41,7 @@ final class Replica implements AutoCloseable {
     private final int port;
     private Process process;
     private int starts;
+    private Duration lastStart = Duration.ZERO;
 
     Replica(String name, ChaosDatabase database, Map<String, String> env) {
         this(name, database, env, List.of());
@@ -57,9 +60,10 @@ final class Replica implements AutoCloseable {
         try {
             Path logs = Path.of("target", "chaos-logs");
             Files.createDirectories(logs);
-            List<String> command = new java.util.ArrayList<>(prefix);
-            command.addAll(List.of(ProcessHandle.current().info().command().orElse("java"),
-                    "-Xmx384m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-jar", jar().toString()));
+            List<String> command = new ArrayList<>(prefix);
+            command.add(java());
+            command.addAll(JVM_OPTIONS);
+            command.addAll(Launch.prepared().arguments());
             ProcessBuilder builder = new ProcessBuilder(command)
                     .redirectErrorStream(true)
                     .redirectOutput(logs.resolve(name + "-" + (++starts) + ".log").toFile());
@@ -75,11 +79,13 @@ final class Replica implements AutoCloseable {
                     "BLACKBOARD_ENGINE_TOKENS", "test-engine,test-all",
                     "BLACKBOARD_OPERATOR_TOKENS", "test-operator,test-all"));
             environment.putAll(env);
+            long begin = System.nanoTime();
             process = builder.start();
             Process started = process;
             Runtime.getRuntime().addShutdownHook(new Thread(() -> destroyTree(started)));
             try {
                 awaitReady(Duration.ofSeconds(240));
+                lastStart = Duration.ofNanos(System.nanoTime() - begin);
             } catch (RuntimeException e) {
                 destroyTree(started); // never leave a half-started server behind
                 throw e;
@@ -88,6 +94,11 @@ final class Replica implements AutoCloseable {
         } catch (IOException e) {
             throw new IllegalStateException(e);
         }
+    }
+
+    /** From launching the process to its readiness probe's first 200, for the last start. */
+    Duration lastStart() {
+        return lastStart;
     }
 
     /** SIGKILL: no shutdown hook, no goodbye (to the JVM under a wrapper such as faketime, too). */
@@ -156,6 +167,83 @@ final class Replica implements AutoCloseable {
     public void close() throws InterruptedException {
         if (alive()) {
             kill9();
+        }
+    }
+
+    private static final List<String> JVM_OPTIONS = List.of("-Xmx384m", "-XX:+UseSerialGC");
+
+    private static String java() {
+        return ProcessHandle.current().info().command().orElse("java");
+    }
+
+    /**
+     * The start docs/operations.md documents for a start-up in seconds: the jar extracted, its
+     * context's ahead-of-time code, and the JVM's ahead-of-time cache from a training run made
+     * once for all the replicas of a test run, with the replicas' JVM options (the cache needs
+     * the same). A replica's start-up time is then what a deployment's is.
+     */
+    record Launch(List<String> arguments) {
+
+        private static Launch prepared;
+
+        static synchronized Launch prepared() {
+            if (prepared == null) {
+                prepared = prepare();
+            }
+            return prepared;
+        }
+
+        private static Launch prepare() {
+            Path jar = jar();
+            Path app = Path.of("target", "aot-app");
+            Path cache = app.resolve("blackboard.aot");
+            try {
+                deleteTree(app);
+                run(List.of(java(), "-Djarmode=tools", "-jar", jar.toString(), "extract", "--destination",
+                        app.toString()), Map.of());
+                Path extracted = app.resolve(jar.getFileName());
+                List<String> training = new ArrayList<>(List.of(java()));
+                training.addAll(JVM_OPTIONS);
+                training.addAll(List.of("-XX:AOTCacheOutput=" + cache, "-Dspring.aot.enabled=true",
+                        "-Dspring.context.exit=onRefresh", "-jar", extracted.toString()));
+                run(training, Map.of("SPRING_DATASOURCE_URL", "jdbc:postgresql://127.0.0.1:1/none",
+                        "SERVER_PORT", "0"));
+                if (!Files.exists(cache)) {
+                    throw new IllegalStateException("The training run wrote no cache; see target/chaos-logs");
+                }
+                return new Launch(List.of("-XX:AOTCache=" + cache, "-Dspring.aot.enabled=true", "-jar",
+                        extracted.toString()));
+            } catch (IOException e) {
+                throw new IllegalStateException(e);
+            }
+        }
+
+        private static void run(List<String> command, Map<String, String> env) throws IOException {
+            Path logs = Path.of("target", "chaos-logs");
+            Files.createDirectories(logs);
+            ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.appendTo(logs.resolve("aot-training.log").toFile()));
+            builder.environment().putAll(env);
+            Process process = builder.start();
+            try {
+                if (!process.waitFor(5, TimeUnit.MINUTES) || process.exitValue() != 0) {
+                    process.destroyForcibly();
+                    throw new IllegalStateException(command + " failed; see target/chaos-logs/aot-training.log");
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException(e);
+            }
+        }
+
+        private static void deleteTree(Path root) throws IOException {
+            if (Files.exists(root)) {
+                try (var paths = Files.walk(root)) {
+                    for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
+                        Files.delete(path);
+                    }
+                }
+            }
         }
     }
 

@@ -29,6 +29,8 @@ final class SimWorker {
     final AtomicInteger maxHeld = new AtomicInteger();
     final AtomicInteger overLimit = new AtomicInteger();
     final AtomicInteger conflicts = new AtomicInteger();
+    /** Answers that no fault excuses: a 5xx other than 503, or a 503 without Retry-After. */
+    final ServerErrors serverErrors = new ServerErrors();
     private final List<Thread> threads = new ArrayList<>();
     private volatile boolean stopped;
 
@@ -99,8 +101,8 @@ final class SimWorker {
         while (!stopped) {
             try {
                 int limit = ThreadLocalRandom.current().nextInt(1, 11);
-                Api.Response polled = api().post("/blackboard/job",
-                        Map.of("workerId", id, "limit", limit, "waitMs", 1000));
+                Api.Response polled = serverErrors.seen(api().post("/blackboard/job",
+                        Map.of("workerId", id, "limit", limit, "waitMs", 1000)));
                 if (polled.status() != 200) {
                     Replica.sleep(50);
                     continue;
@@ -155,7 +157,7 @@ final class SimWorker {
     private Api.Response untilAnswered(String path, Object body) {
         while (true) {
             try {
-                Api.Response answer = api().post(path, body);
+                Api.Response answer = serverErrors.seen(api().post(path, body));
                 if (answer.status() != 503) {
                     return answer;
                 }
@@ -184,7 +186,7 @@ final class SimWorker {
     private void heartbeatLoop() {
         while (!stopped) {
             try {
-                api().post("/workers/" + id + "/ping", Map.of("activeJobIds", List.copyOf(active)));
+                serverErrors.seen(api().post("/workers/" + id + "/ping", Map.of("activeJobIds", List.copyOf(active))));
             } catch (RuntimeException e) {
                 // next beat goes elsewhere
             }

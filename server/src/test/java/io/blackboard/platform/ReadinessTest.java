@@ -18,7 +18,8 @@ import org.springframework.test.context.TestPropertySource;
 
 /**
  * Readiness follows the database for real: the test database stops accepting connections and
- * its sessions are ended, as when PostgreSQL is unreachable, then it is let back in.
+ * its sessions are ended, as when PostgreSQL is unreachable, then it is let back in; and it
+ * follows the job notification listener, whose session alone is ended.
  */
 @TestPropertySource(properties = {"spring.datasource.hikari.connection-timeout=1000",
         "spring.datasource.hikari.maximum-pool-size=4"})
@@ -31,11 +32,8 @@ class ReadinessTest extends IntegrationTest {
     @Test
     void readinessIsDownWhilePostgresIsUnreachableAndUpWhenItIsBack() throws SQLException {
         assertThat(api.get("/actuator/health/readiness").status()).isEqualTo(200);
-        String name = jdbc.sql("select current_database()").query(String.class).single();
-        // a database cannot shut itself out: administer it from the cluster's 'postgres' database
-        String adminUrl = database.getJdbcUrl().replaceFirst("/" + name + "(\\?|$)", "/postgres$1");
-        try (Connection admin = DriverManager.getConnection(adminUrl, database.getUsername(), database.getPassword());
-                Statement sql = admin.createStatement()) {
+        String name = databaseName();
+        try (Connection admin = admin(); Statement sql = admin.createStatement()) {
             sql.execute("alter database \"" + name + "\" allow_connections false");
             try {
                 sql.execute("""
@@ -53,6 +51,38 @@ class ReadinessTest extends IntegrationTest {
         }
         assertThat(awaitReadiness(response -> response.status() == 200).at("/components/db/status").asString())
                 .isEqualTo("UP");
+    }
+
+    @Test
+    void readinessIsDownWhileTheNotificationListenerIsDisconnected() throws SQLException {
+        Api.Response up = awaitReadiness(response -> response.status() == 200);
+        int listener = up.at("/components/notifications/details/listenerBackendPid").asInt();
+        assertThat(listener).as(up.toString()).isPositive();
+        String name = databaseName();
+        try (Connection admin = admin(); Statement sql = admin.createStatement()) {
+            // the pool keeps its open connections: only the listener is cut off, and cannot come back
+            sql.execute("alter database \"" + name + "\" allow_connections false");
+            try {
+                sql.execute("select pg_terminate_backend(" + listener + ")");
+                Api.Response down = awaitReadiness(response -> response.status() == 503);
+                assertThat(down.at("/components/notifications/status").asString()).as(down.toString())
+                        .isEqualTo("DOWN");
+            } finally {
+                sql.execute("alter database \"" + name + "\" allow_connections true");
+            }
+        }
+        Api.Response back = awaitReadiness(response -> response.status() == 200);
+        assertThat(back.at("/components/notifications/details/listenerBackendPid").asInt()).isNotIn(0, listener);
+    }
+
+    private String databaseName() {
+        return jdbc.sql("select current_database()").query(String.class).single();
+    }
+
+    /** A database cannot shut itself out: administer it from the cluster's 'postgres' database. */
+    private Connection admin() throws SQLException {
+        String adminUrl = database.getJdbcUrl().replaceFirst("/" + databaseName() + "(\\?|$)", "/postgres$1");
+        return DriverManager.getConnection(adminUrl, database.getUsername(), database.getPassword());
     }
 
     private Api.Response awaitReadiness(Predicate<Api.Response> condition) {

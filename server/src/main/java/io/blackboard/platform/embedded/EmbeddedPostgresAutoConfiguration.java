@@ -5,14 +5,15 @@ import java.io.IOException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnExpression;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
+import org.springframework.boot.jdbc.autoconfigure.DataSourceProperties;
 import org.springframework.boot.jdbc.autoconfigure.JdbcConnectionDetails;
 import org.springframework.context.annotation.Bean;
 import org.springframework.core.env.Environment;
 import org.springframework.core.env.Profiles;
+import org.springframework.util.StringUtils;
 
 /**
  * The development default: with no {@code spring.datasource.url} (SPRING_DATASOURCE_URL) and no
@@ -21,18 +22,24 @@ import org.springframework.core.env.Profiles;
  * checks. An auto-configuration, so it runs after every connection a user or test declares.
  * Refused under the {@code production} (or {@code prod}) profile: production needs a real,
  * shared, backed-up PostgreSQL.
+ * <p>The choice is made when the server starts, not by a condition: the jar's ahead-of-time
+ * processed context ({@code -Dspring.aot.enabled=true}, docs/operations.md) fixes its beans
+ * when the jar is built, where no URL is set.
  */
 @AutoConfiguration(before = DataSourceAutoConfiguration.class)
-@ConditionalOnExpression("'${spring.datasource.url:}'.isBlank()")
 @ConditionalOnMissingBean(JdbcConnectionDetails.class)
 @EnableConfigurationProperties(EmbeddedPostgresProperties.class)
 public class EmbeddedPostgresAutoConfiguration {
 
     private static final Logger log = LoggerFactory.getLogger(EmbeddedPostgresAutoConfiguration.class);
 
+    /** The embedded server, started only when no URL is set; closed with the context. */
     @Bean(destroyMethod = "close")
-    EmbeddedPostgresServer embeddedPostgresServer(EmbeddedPostgresProperties properties, Environment environment)
+    DevelopmentDatabase developmentDatabase(EmbeddedPostgresProperties properties, Environment environment)
             throws IOException {
+        if (StringUtils.hasText(environment.getProperty("spring.datasource.url"))) {
+            return new DevelopmentDatabase(null);
+        }
         if (environment.acceptsProfiles(Profiles.of("production | prod"))) {
             throw new EmbeddedPostgresRefused("No SPRING_DATASOURCE_URL is set, and the embedded PostgreSQL is"
                     + " for development and trials only: the production profile needs a real PostgreSQL.",
@@ -47,11 +54,15 @@ public class EmbeddedPostgresAutoConfiguration {
                 Data in {}, started in {} ms. Connect with: psql -h localhost -p {} -U {} {} ({})""",
                 EmbeddedPostgresServer.MAJOR, server.dataDirectory(), (System.nanoTime() - start) / 1_000_000,
                 server.port(), server.username(), EmbeddedPostgresServer.DATABASE, server.jdbcUrl());
-        return server;
+        return new DevelopmentDatabase(server);
     }
 
+    /** The embedded server's connection, or the configured one as Spring Boot would have made it. */
     @Bean
-    JdbcConnectionDetails embeddedPostgresConnection(EmbeddedPostgresServer server) {
-        return new FixedJdbcConnection(server.jdbcUrl(), server.username(), "");
+    JdbcConnectionDetails blackboardConnection(DevelopmentDatabase database, DataSourceProperties properties) {
+        EmbeddedPostgresServer server = database.server();
+        return server != null ? new FixedJdbcConnection(server.jdbcUrl(), server.username(), "")
+                : new FixedJdbcConnection(properties.determineUrl(), properties.determineUsername(),
+                        properties.determinePassword());
     }
 }

@@ -89,8 +89,11 @@ public class ProblemHandler extends ResponseEntityExceptionHandler {
     }
 
     /**
-     * The database is unreachable, or a transaction lost a lock race: nothing was changed and
-     * the same request can simply be sent again. Answered at once, never after a long hang.
+     * The database is unreachable, or a transaction lost a lock race, or the connection broke at
+     * any step (connection, statement, commit, rollback): the same request can be sent again.
+     * Nothing was changed, unless the connection broke during the commit itself, which the
+     * server cannot tell from a commit that failed; the API's retries are safe for that too
+     * (pushes are fenced, pings idempotent, creates keyed). Answered at once, never after a long hang.
      */
     @ExceptionHandler({TransientDataAccessException.class, DataAccessResourceFailureException.class,
             CannotCreateTransactionException.class})
@@ -98,7 +101,8 @@ public class ProblemHandler extends ResponseEntityExceptionHandler {
         log.warn("Transient database failure: {}", e.toString());
         return ResponseEntity.status(HttpStatus.SERVICE_UNAVAILABLE).header("Retry-After", "1")
                 .body(problem(HttpStatus.SERVICE_UNAVAILABLE, "database-unavailable",
-                        "The database is unavailable or busy; nothing was changed, retry shortly"));
+                        "The database is unavailable or busy; retry shortly. Nothing was changed, unless the connection "
+                                + "broke while committing: a push, a ping or a create with an idempotency key is safe to send again"));
     }
 
     @ExceptionHandler(Exception.class)

@@ -1,6 +1,6 @@
 package io.blackboard.platform.security;
 
-import io.blackboard.platform.embedded.EmbeddedPostgresServer;
+import io.blackboard.platform.embedded.DevelopmentDatabase;
 import java.security.MessageDigest;
 import java.util.ArrayList;
 import java.util.EnumSet;
@@ -39,8 +39,8 @@ class RoleTokens {
     private final List<Entry> entries = new ArrayList<>();
 
     @Autowired
-    RoleTokens(SecurityProperties properties, ObjectProvider<EmbeddedPostgresServer> embedded) {
-        this(properties, embedded.getIfAvailable() != null);
+    RoleTokens(SecurityProperties properties, ObjectProvider<DevelopmentDatabase> database) {
+        this(properties, database.getIfAvailable(() -> new DevelopmentDatabase(null)).embedded());
     }
 
     RoleTokens(SecurityProperties properties, boolean embeddedDatabase) {

@@ -27,7 +27,7 @@ class EmbeddedDefaultTest {
     void withNoDatasourceTheServerRunsOnItsEmbeddedPostgresAndKeepsItsDataAcrossRestarts() {
         String workerId;
         try (ConfigurableApplicationContext server = start()) {
-            assertThat(server.getBean(EmbeddedPostgresServer.class).dataDirectory())
+            assertThat(server.getBean(DevelopmentDatabase.class).server().dataDirectory())
                     .isEqualTo(dataDir.toAbsolutePath().resolve("postgres-17"));
             Api api = api(server);
             Api.Response registered = api.as("dev-worker-token").post("/workers/register", Map.of("name", "newcomer"));
