@@ -7,6 +7,8 @@ import java.net.http.HttpHeaders;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -34,14 +36,16 @@ public final class Api {
 
     private final String base;
     private final String token;
+    private final Map<String, String> headers;
 
     public Api(int port) {
-        this("http://localhost:" + port, ALL_ROLES);
+        this("http://localhost:" + port, ALL_ROLES, Map.of());
     }
 
-    private Api(String base, String token) {
+    private Api(String base, String token, Map<String, String> headers) {
         this.base = base;
         this.token = token;
+        this.headers = headers;
     }
 
     /** Where the server is, as {@code http://localhost:PORT}. */
@@ -51,7 +55,14 @@ public final class Api {
 
     /** The same server, called with another bearer token (null: none). */
     public Api as(String token) {
-        return new Api(base, token);
+        return new Api(base, token, headers);
+    }
+
+    /** The same server, every request also sending this header. */
+    public Api with(String name, String value) {
+        Map<String, String> more = new LinkedHashMap<>(headers);
+        more.put(name, value);
+        return new Api(base, token, Map.copyOf(more));
     }
 
     public static String json(Object value) {
@@ -93,6 +104,7 @@ public final class Api {
         if (token != null) {
             request.header("Authorization", "Bearer " + token);
         }
+        headers.forEach(request::header);
         request.method(method, body == null ? HttpRequest.BodyPublishers.noBody()
                 : HttpRequest.BodyPublishers.ofString(body));
         try {

@@ -1,5 +1,6 @@
 package io.blackboard.job;
 
+import io.blackboard.platform.web.Caller;
 import io.blackboard.worker.Directive;
 import io.blackboard.worker.WorkerDirectory;
 import io.blackboard.worker.WorkerNotFound;
@@ -36,10 +37,12 @@ class ClaimService {
     private final PollWaiters waiters;
     private final JobMetrics metrics;
     private final ClaimHints hints;
+    private final JobLeases leases;
 
     ClaimService(ClaimStore store, JobProperties properties, TransactionTemplate tx, JsonMapper json,
-            WorkerDirectory workers, PollWaiters waiters, JobMetrics metrics, ClaimHints hints) {
+            WorkerDirectory workers, PollWaiters waiters, JobMetrics metrics, ClaimHints hints, JobLeases leases) {
         this.hints = hints;
+        this.leases = leases;
         this.workers = workers;
         this.waiters = waiters;
         this.metrics = metrics;
@@ -51,12 +54,20 @@ class ClaimService {
 
     /**
      * Claims up to {@code limit} jobs. With {@code waitMs} and nothing to claim, parks until a
-     * matching job appears (on any replica), the periodic re-check, or the time runs out.
+     * matching job appears (on any replica), the periodic re-check, or the time runs out: waitMs,
+     * or the caller's deadline less the answer margin, whichever comes first. Never claims for a
+     * client that closed its connection or whose deadline passed; gives the claims back at once
+     * when their answer cannot be delivered.
      */
-    List<JobView> poll(PollRequest request) throws InterruptedException {
-        Attempt first = tx.execute(status -> claimOnce(request, NOTHING_FIRST));
+    List<JobView> poll(PollRequest request, Caller caller) throws InterruptedException {
+        long waitNanos = TimeUnit.MILLISECONDS.toNanos(request.waitMsOrDefault());
+        long deadline = caller.deadline(Duration.ofNanos(waitNanos).plus(properties.answerMargin()));
+        if (caller.gone()) {
+            return List.of();
+        }
+        Attempt first = tx.execute(status -> claimOnce(request, NOTHING_FIRST, caller, deadline));
         if (!first.claimed().isEmpty() || request.waitMsOrDefault() == 0) {
-            return first.claimed();
+            return deliver(request.workerId(), first.claimed(), caller);
         }
         PollWaiters.Waiter waiter = waiters.park(first.eligible() ? first.blocks() : Set.of(),
                 json.readValue(first.labels(), LABELS));
@@ -67,13 +78,17 @@ class ClaimService {
             throw new JobProblems.TooManyParkedPolls(properties.parkedPollLimit());
         }
         try {
-            long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(request.waitMsOrDefault());
+            long until = Math.min(caller.arrival() + waitNanos, deadline - properties.answerMargin().toNanos());
             while (true) {
+                if (caller.gone()) {
+                    return List.of();
+                }
                 // the first pass closes the window between the empty claim and parking
-                List<JobView> claimed = tx.execute(status -> claimOnce(request, NOTHING_FIRST)).claimed();
+                List<JobView> claimed = tx.execute(status -> claimOnce(request, NOTHING_FIRST, caller, deadline))
+                        .claimed();
                 long left = until - System.nanoTime();
                 if (!claimed.isEmpty() || left <= 0) {
-                    return claimed;
+                    return deliver(request.workerId(), claimed, caller);
                 }
                 waiter.await(Duration.ofNanos(Math.min(left, properties.pollRecheck().toNanos())));
                 if (!waiters.isOpen()) {
@@ -88,19 +103,40 @@ class ClaimService {
     /**
      * Claims at once (no waiting) in one transaction, after {@code first} ran in it with the
      * worker's row locked and the request found valid: {@link NextService} lands the worker's
-     * pushes there, so their freed slots count and one commit covers both.
+     * pushes there, so their freed slots count and one commit covers both. Refused as a whole when
+     * the caller's deadline passed before the transaction began its work; claims nothing when it
+     * passed during {@code first}.
      */
-    List<JobView> claimAfter(PollRequest request, Runnable first) {
-        return tx.execute(status -> claimOnce(request, first)).claimed();
+    List<JobView> claimAfter(PollRequest request, Runnable first, Caller caller) {
+        long deadline = caller.deadline(Caller.NO_DEADLINE);
+        return deliver(request.workerId(), tx.execute(status -> claimOnce(request, first, caller, deadline)).claimed(),
+                caller);
+    }
+
+    /**
+     * Hands claims to the answer, unless its client has gone: then they go back to PENDING at
+     * once, as they do if writing the answer fails.
+     */
+    private List<JobView> deliver(UUID workerId, List<JobView> claimed, Caller caller) {
+        if (claimed.isEmpty()) {
+            return claimed;
+        }
+        if (caller.gone()) {
+            leases.releaseUndelivered(workerId, claimed);
+            return List.of();
+        }
+        caller.onUndelivered(() -> leases.releaseUndelivered(workerId, claimed));
+        return claimed;
     }
 
     /** One claim transaction's outcome, and what a parked poll waits for (labels as stored JSON). */
     private record Attempt(List<JobView> claimed, Set<UUID> blocks, String labels, boolean eligible) {
     }
 
-    private Attempt claimOnce(PollRequest request, Runnable first) {
+    private Attempt claimOnce(PollRequest request, Runnable first, Caller caller, long deadline) {
         UUID workerId = request.workerId();
         ClaimStore.PollingWorker worker = store.lockForPoll(workerId).orElseThrow(() -> new WorkerNotFound(workerId));
+        caller.requireBefore(deadline); // a connection may have been long in coming
         Set<UUID> blocks = new LinkedHashSet<>(worker.functionBlockIds());
         if (request.functionBlockIds() != null) {
             for (UUID id : request.functionBlockIds()) {
@@ -113,8 +149,8 @@ class ClaimService {
         first.run();
         boolean eligible = worker.state() == WorkerState.ONLINE && worker.directive() == Directive.RUN
                 && !blocks.isEmpty() && request.limitOrDefault() > 0;
-        if (!eligible) {
-            return new Attempt(List.of(), blocks, worker.labels(), false);
+        if (!eligible || !Caller.before(deadline)) {
+            return new Attempt(List.of(), blocks, worker.labels(), eligible);
         }
         List<UUID> claimFrom = List.copyOf(blocks);
         List<ClaimHints.Hint> from = claimFrom.stream().map(block -> hints.current(block, worker.labels())).toList();

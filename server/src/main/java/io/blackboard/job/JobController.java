@@ -1,11 +1,13 @@
 package io.blackboard.job;
 
+import io.blackboard.platform.web.Caller;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.media.Content;
 import io.swagger.v3.oas.annotations.media.ExampleObject;
 import io.swagger.v3.oas.annotations.media.Schema;
 import io.swagger.v3.oas.annotations.responses.ApiResponse;
 import io.swagger.v3.oas.annotations.tags.Tag;
+import jakarta.servlet.http.HttpServletRequest;
 import jakarta.validation.Valid;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
@@ -58,6 +60,8 @@ class JobController {
                     schema = @Schema(oneOf = {JobView.class, JobView[].class})))
     @ApiResponse(responseCode = "409", description = "An idempotencyKey names a job with other content")
     @ApiResponse(responseCode = "422", description = "Unknown function block")
+    @ApiResponse(responseCode = "503", description = "Nothing created: the client's deadline (Blackboard-Timeout-Ms) "
+            + "passed or it closed its connection before the work began, or the replica is overloaded")
     @io.swagger.v3.oas.annotations.parameters.RequestBody(content = @Content(
             schema = @Schema(oneOf = {CreateJob.class, CreateJob[].class}), examples = {
                 @ExampleObject(name = "one job", value = """
@@ -70,7 +74,8 @@ class JobController {
                          {"functionBlockId": "01a2011d-6fb8-7000-9d8d-0c94f60f47db", "type": "EXECUTE",
                           "payload": {"host": "r2"}}]""")}))
     @PostMapping("/jobs")
-    ResponseEntity<Object> create(@RequestBody JsonNode body) {
+    ResponseEntity<Object> create(@RequestBody JsonNode body, HttpServletRequest http) {
+        Caller.of(http).requireWaiting();
         JobService.Created created = jobs.create(requests.read(body));
         HttpStatus status = created.inserted() > 0 ? HttpStatus.CREATED : HttpStatus.OK;
         return ResponseEntity.status(status).body(body.isArray() ? created.jobs() : created.jobs().getFirst());

@@ -111,29 +111,45 @@ class JobLeaseStore {
             """;
 
     /**
-     * Claims the worker holds but does not list, older than the grace period: their response
-     * never reached it. Back to PENDING without spending an attempt.
+     * Gives claims back to PENDING without spending an attempt, with their {@code RELEASED}
+     * events; {@code %s} selects and locks them ({@code id, attempt}), all held by
+     * {@code :workerId}. Fenced by worker and attempt: a later claim of the same job, or a push
+     * that won, is never touched.
      */
-    static final String JOB_RELEASE_ORPHANS = """
-            with due as materialized (
-                select id, attempt from job
-                 where worker_id = :workerId and status = 'POLLED'
-                   and polled_at < now() - :graceMs * interval '1 millisecond'
-                   and not (id = any (cast(:jobIds as uuid[])))
-                   for update skip locked),
+    private static final String JOB_RELEASE_TEMPLATE = """
+            with due as materialized (%s),
             released as (
                 update job j
                    set status = 'PENDING', worker_id = null, polled_at = null, deadline = null,
                        releases = j.releases + 1
                   from due
-                 where j.id = due.id and j.worker_id = :workerId and j.status = 'POLLED'
+                 where j.id = due.id and j.worker_id = :workerId and j.status = 'POLLED' and j.attempt = due.attempt
                 returning j.id, j.function_block_id, due.attempt),
             events as (
                 insert into job_event (job_id, kind, attempt, worker_id, actor, detail)
-                select id, 'RELEASED', attempt, :workerId, 'heartbeat', 'claim not known to the worker'
+                select id, 'RELEASED', attempt, :workerId, :actor, :detail
                   from released)
             select function_block_id from released
             """;
+
+    /**
+     * Claims the worker holds but does not list, older than the grace period: their response
+     * never reached it.
+     */
+    static final String JOB_RELEASE_ORPHANS = JOB_RELEASE_TEMPLATE.formatted("""
+            select id, attempt from job
+             where worker_id = :workerId and status = 'POLLED'
+               and polled_at < now() - :graceMs * interval '1 millisecond'
+               and not (id = any (cast(:jobIds as uuid[])))
+               for update skip locked""");
+
+    /** Claims whose answer never left the server: its client had gone, or writing it failed. */
+    static final String JOB_RELEASE_UNDELIVERED = JOB_RELEASE_TEMPLATE.formatted("""
+            select j.id, j.attempt
+              from unnest(cast(:jobIds as uuid[]), cast(:attempts as integer[])) as claim(id, attempt)
+              join job j on j.id = claim.id and j.attempt = claim.attempt
+             where j.worker_id = :workerId and j.status = 'POLLED'
+               for update of j skip locked""");
 
     /** Jobs the engine cancelled while this worker held them, recently enough to still matter. */
     static final String JOB_CANCELLED_WHILE_HELD = """
@@ -222,7 +238,17 @@ class JobLeaseStore {
     /** Releases orphaned claims; answers the function block of each released job. */
     List<UUID> releaseOrphans(UUID workerId, Collection<UUID> listed, Duration grace) {
         return jdbc.sql(JOB_RELEASE_ORPHANS)
+                .param("actor", "heartbeat").param("detail", "claim not known to the worker")
                 .param("workerId", workerId).param("jobIds", SqlArrays.uuids(listed)).param("graceMs", grace.toMillis())
+                .query(UUID.class).list();
+    }
+
+    /** Releases claims whose answer was not delivered; answers the function block of each released job. */
+    List<UUID> releaseUndelivered(UUID workerId, List<UUID> jobIds, List<Integer> attempts) {
+        return jdbc.sql(JOB_RELEASE_UNDELIVERED)
+                .param("actor", "server").param("detail", "the answer carrying the claim was not delivered")
+                .param("workerId", workerId).param("jobIds", SqlArrays.uuids(jobIds))
+                .param("attempts", SqlArrays.integers(attempts.toArray(Integer[]::new)))
                 .query(UUID.class).list();
     }
 

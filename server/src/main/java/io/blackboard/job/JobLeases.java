@@ -77,6 +77,23 @@ class JobLeases implements HeldJobs {
     }
 
     /**
+     * Gives back at once the claims of an answer that did not reach the worker, rather than after
+     * the orphan grace. Its own transaction: the claim's has committed.
+     */
+    @Transactional
+    int releaseUndelivered(UUID workerId, List<JobView> claimed) {
+        List<UUID> released = store.releaseUndelivered(workerId, claimed.stream().map(JobView::id).toList(),
+                claimed.stream().map(JobView::attempt).toList());
+        metrics.undelivered(released.size());
+        if (!released.isEmpty()) {
+            log.info("The answer to worker {} carrying {} claims was not delivered: released to PENDING", workerId,
+                    released.size());
+            signals.pendingAgain(released);
+        }
+        return released.size();
+    }
+
+    /**
      * What follows taking jobs back from their holder, whoever took them (a lost worker here, the
      * stuck-job sweeper): wake-ups for re-queued jobs and for the result feed, the counters, and a
      * log line per job. After the taking transaction commits, where there is one.

@@ -27,6 +27,7 @@ class JobMetrics {
     private final Counter created;
     private final Counter claimed;
     private final Counter released;
+    private final Counter undelivered;
     private final Counter cancelled;
     private final Counter retried;
     private final Counter due;
@@ -42,6 +43,8 @@ class JobMetrics {
         claimed = counter(registry, "blackboard.jobs.claimed", "Jobs handed to a worker by a poll");
         released = counter(registry, "blackboard.jobs.released",
                 "Claims given back to PENDING because the worker's heartbeat did not know them");
+        undelivered = counter(registry, "blackboard.jobs.undelivered",
+                "Claims given back to PENDING at once because the answer carrying them could not be delivered");
         cancelled = counter(registry, "blackboard.jobs.cancelled", "Jobs cancelled by the engine");
         retried = counter(registry, "blackboard.jobs.retried",
                 "Reported failures scheduled to run again under the job's retry policy");
@@ -95,6 +98,10 @@ class JobMetrics {
 
     void released(int count) {
         released.increment(count);
+    }
+
+    void undelivered(int count) {
+        undelivered.increment(count);
     }
 
     void cancelled() {

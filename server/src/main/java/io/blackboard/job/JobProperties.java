@@ -25,6 +25,9 @@ import org.springframework.validation.annotation.Validated;
  *     {@code jobCheckInterval} says: OJS leases last seconds (30 s by default, as short as a
  *     few), and a lapsed one must be available again promptly. Each pass is one probe of the
  *     deadline index when nothing lapsed.
+ * @param answerMargin the time kept for a poll's answer: a long poll stops waiting this long before
+ *     its client's deadline ({@code Blackboard-Timeout-Ms}); without that header the client's
+ *     deadline is taken to be {@code waitMs} plus this
  */
 @Validated
 @ConfigurationProperties("blackboard.job")
@@ -35,7 +38,8 @@ record JobProperties(
         @NotNull @DurationUnit(ChronoUnit.MILLIS) Duration orphanGrace,
         @Nullable @Min(0) Integer maxParkedPolls,
         @NotNull @DurationUnit(ChronoUnit.MILLIS) Duration pollRecheck,
-        @NotNull @DurationUnit(ChronoUnit.MILLIS) Duration leaseCheckInterval) {
+        @NotNull @DurationUnit(ChronoUnit.MILLIS) Duration leaseCheckInterval,
+        @NotNull @DurationUnit(ChronoUnit.MILLIS) Duration answerMargin) {
 
     /** How often the stuck-job sweeper runs: the job check interval or the lease check interval, the shorter. */
     Duration stuckCheckInterval() {
@@ -78,6 +82,7 @@ record JobProperties(
         return stuckJobTimeout != null && jobCheckInterval != null && jobRetention != null && orphanGrace != null
                 && stuckJobTimeout.isPositive() && jobCheckInterval.isPositive() && jobRetention.isPositive()
                 && !orphanGrace.isNegative() && pollRecheck != null && pollRecheck.isPositive()
-                && leaseCheckInterval != null && leaseCheckInterval.isPositive();
+                && leaseCheckInterval != null && leaseCheckInterval.isPositive()
+                && answerMargin != null && !answerMargin.isNegative();
     }
 }

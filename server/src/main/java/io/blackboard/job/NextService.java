@@ -1,6 +1,7 @@
 package io.blackboard.job;
 
 import io.blackboard.platform.errors.BadRequest;
+import io.blackboard.platform.web.Caller;
 import java.util.ArrayList;
 import java.util.List;
 import org.springframework.stereotype.Service;
@@ -23,7 +24,7 @@ class NextService {
         this.pushes = pushes;
     }
 
-    NextAnswer next(NextRequest request) {
+    NextAnswer next(NextRequest request, Caller caller) {
         List<PushRequest> results = request.resultsOrNone();
         for (int i = 0; i < results.size(); i++) {
             if (!request.workerId().equals(results.get(i).workerId())) {
@@ -36,7 +37,7 @@ class NextService {
             if (!results.isEmpty()) {
                 outcomes.addAll(pushes.pushBatch(results));
             }
-        });
+        }, caller);
         return new NextAnswer(outcomes, jobs);
     }
 }

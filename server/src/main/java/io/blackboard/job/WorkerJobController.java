@@ -1,12 +1,14 @@
 package io.blackboard.job;
 
 import io.blackboard.platform.security.WorkerAccess;
+import io.blackboard.platform.web.Caller;
 import io.blackboard.platform.web.NextPage;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.media.Content;
 import io.swagger.v3.oas.annotations.media.ExampleObject;
 import io.swagger.v3.oas.annotations.responses.ApiResponse;
 import io.swagger.v3.oas.annotations.tags.Tag;
+import jakarta.servlet.http.HttpServletRequest;
 import jakarta.validation.Valid;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
@@ -50,12 +52,14 @@ class WorkerJobController {
     @ApiResponse(responseCode = "200", description = "The claimed jobs, each with its attempt and deadline")
     @ApiResponse(responseCode = "404", description = "No such worker (unknown or deleted): register again")
     @ApiResponse(responseCode = "422", description = "A functionBlockId the worker has not registered")
+    @ApiResponse(responseCode = "503", description = "Nothing claimed: the client's deadline (Blackboard-Timeout-Ms, "
+            + "or waitMs plus the answer margin) passed before a claim could start")
     @io.swagger.v3.oas.annotations.parameters.RequestBody(content = @Content(examples = @ExampleObject(value = """
             {"workerId": "01a2011d-6ef8-77fd-9a3c-2b4e1f0a7c55", "limit": 1, "waitMs": 20000}""")))
     @PostMapping("/blackboard/job")
-    List<JobView> poll(@Valid @RequestBody PollRequest request) throws InterruptedException {
+    List<JobView> poll(@Valid @RequestBody PollRequest request, HttpServletRequest http) throws InterruptedException {
         access.requireMayActAs(request.workerId());
-        return claims.poll(request);
+        return claims.poll(request, Caller.of(http));
     }
 
     @Operation(summary = "Push a result", description = "Only the worker holding the job, at its live attempt, "
@@ -73,8 +77,9 @@ class WorkerJobController {
                 {"jobId": "01a20125-34eb-7000-8a3e-3c1f5e0b9d21", "workerId": "01a2011d-6ef8-77fd-9a3c-2b4e1f0a7c55",
                  "attempt": 1, "status": "FAILURE", "error": {"message": "device refused the session"}}""")}))
     @PostMapping("/blackboard/job/result")
-    JobView push(@Valid @RequestBody PushRequest request) {
+    JobView push(@Valid @RequestBody PushRequest request, HttpServletRequest http) {
         access.requireMayActAs(request.workerId());
+        Caller.of(http).requireWaiting();
         return pushes.push(request);
     }
 
@@ -97,8 +102,10 @@ class WorkerJobController {
             + "with its own status, as a single push would be. Sending a batch again after a lost answer is safe: "
             + "the items that landed answer 200 again.")
     @PostMapping("/blackboard/job/results")
-    List<PushOutcome> pushBatch(@RequestBody @Size(min = 1, max = 1000) List<@Valid @NotNull PushRequest> requests) {
+    List<PushOutcome> pushBatch(@RequestBody @Size(min = 1, max = 1000) List<@Valid @NotNull PushRequest> requests,
+            HttpServletRequest http) {
         access.requireMayActAsAll(requests.stream().map(PushRequest::workerId).toList());
+        Caller.of(http).requireWaiting();
         return pushes.pushBatch(requests);
     }
 
@@ -116,9 +123,11 @@ class WorkerJobController {
               {"jobId": "01a20125-34eb-7000-8a3e-3c1f5e0b9d21", "workerId": "01a2011d-6ef8-77fd-9a3c-2b4e1f0a7c55",
                "attempt": 1, "status": "SUCCESS", "result": {"lines": 120}}]}""")))
     @PostMapping("/blackboard/job/next")
-    NextAnswer next(@Valid @RequestBody NextRequest request) {
+    NextAnswer next(@Valid @RequestBody NextRequest request, HttpServletRequest http) {
         access.requireMayActAs(request.workerId());
-        return next.next(request);
+        Caller caller = Caller.of(http);
+        caller.requireWaiting();
+        return next.next(request, caller);
     }
 
     @Operation(summary = "A worker's jobs", description = "Most recently claimed first; status= filters (any case). "

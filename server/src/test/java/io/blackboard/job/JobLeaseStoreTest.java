@@ -165,17 +165,22 @@ class JobLeaseStoreTest extends BlackboardTest {
                 .assertProbes("job_deadline");
     }
 
-    /** A ping's orphans are looked up among its worker's claims; the leases it extends, by the ids it lists. */
+    /**
+     * A ping's orphans are looked up among its worker's claims; the leases it extends, and the
+     * claims of an undelivered answer, by their ids.
+     */
     @Test
     void aHeartbeatFindsItsClaimsByIndex() throws SQLException {
         workerServingEcho(Map.of());
         UUID holder = TestRows.jobsInEveryState(jdbc, echo, 1000);
         MapSqlParameterSource heartbeat = new MapSqlParameterSource("workerId", holder)
                 .addValue("jobIds", SqlArrays.uuids(List.of(UUID.randomUUID()))).addValue("graceMs", GRACE.toMillis())
-                .addValue("timeoutMs", 600_000);
+                .addValue("timeoutMs", 600_000).addValue("actor", "heartbeat").addValue("detail", "test")
+                .addValue("attempts", "{1}");
 
         QueryPlan.of(dataSource, JobLeaseStore.JOB_RELEASE_ORPHANS, heartbeat).assertProbes("job_by_worker");
         QueryPlan.of(dataSource, JobLeaseStore.JOB_EXTEND_LEASES, heartbeat).assertProbes("job_pkey");
+        QueryPlan.of(dataSource, JobLeaseStore.JOB_RELEASE_UNDELIVERED, heartbeat).assertProbes("job_pkey");
     }
 
     /** Failing a lost worker's jobs looks up that worker's claims, not every job in flight. */

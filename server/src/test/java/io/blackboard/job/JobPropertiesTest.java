@@ -39,11 +39,11 @@ class JobPropertiesTest {
 
     private static Duration reaping(Duration retention, Duration checkInterval) {
         Duration minute = Duration.ofMinutes(1);
-        return new JobProperties(minute, checkInterval, retention, minute, null, minute, minute).reaperInterval();
+        return new JobProperties(minute, checkInterval, retention, minute, null, minute, minute, minute).reaperInterval();
     }
 
     private static JobProperties properties(Integer maxParkedPolls) {
         Duration minute = Duration.ofMinutes(1);
-        return new JobProperties(minute, minute, minute, minute, maxParkedPolls, minute, minute);
+        return new JobProperties(minute, minute, minute, minute, maxParkedPolls, minute, minute, minute);
     }
 }

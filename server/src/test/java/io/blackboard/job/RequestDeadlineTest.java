@@ -1,0 +1,187 @@
+package io.blackboard.job;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.blackboard.Api;
+import io.blackboard.RowLock;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.test.context.TestPropertySource;
+
+/**
+ * Issue 27, point 2: a poll, push or create whose client can no longer receive the answer does no
+ * work. The client's deadline ({@code Blackboard-Timeout-Ms}) is honoured, a closed connection is
+ * noticed before a claim, and claims whose answer cannot be delivered go back to PENDING at once.
+ * The re-check is a minute and the orphan grace an hour: nothing here is undone by them.
+ */
+@TestPropertySource(properties = {"blackboard.job.poll-recheck=60000", "blackboard.job.orphan-grace=3600000",
+    "blackboard.job.answer-margin=500"})
+class RequestDeadlineTest extends BlackboardTest {
+
+    static final String TIMEOUT = "Blackboard-Timeout-Ms";
+
+    @Autowired
+    PollWaiters waiters;
+
+    @Autowired
+    MeterRegistry registry;
+
+    @Autowired
+    DataSource dataSource;
+
+    @BeforeEach
+    void setUp() {
+        workerServingEcho(Map.of("concurrency", 5));
+    }
+
+    @Test
+    void aPollWhoseDeadlineLeavesNoTimeClaimsNothing() {
+        UUID job = createJob(echo, Map.of());
+        double refused = abandoned("deadline");
+        Api.Response response = api.with(TIMEOUT, "0").post("/blackboard/job", Map.of("workerId", worker, "limit", 1));
+        assertProblem(response, 503, "deadline");
+        assertThat(response.headers().firstValue("Retry-After")).contains("1");
+        assertThat(status(job)).isEqualTo("PENDING");
+        assertThat(abandoned("deadline") - refused).isEqualTo(1);
+    }
+
+    @Test
+    void aPollStopsWaitingBeforeItsClientsDeadlineAndClaimsNothingAfterIt() {
+        long start = System.nanoTime();
+        // the client waits 1.5 s, asks for 20: the poll answers [] a margin (0.5 s) before the client gives up
+        Api.Response response = api.with(TIMEOUT, "1500")
+                .post("/blackboard/job", Map.of("workerId", worker, "limit", 1, "waitMs", 20_000));
+        long elapsedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+        assertThat(response.status()).as(response.toString()).isEqualTo(200);
+        assertThat(response.body().size()).isZero();
+        assertThat(elapsedMs).isBetween(800L, 1500L);
+        assertThat(waiters.parked()).isZero();
+        UUID job = createJob(echo, Map.of());
+        assertThat(status(job)).isEqualTo("PENDING"); // nobody is still waiting to claim it
+    }
+
+    @Test
+    void aParkedPollWhoseClientClosedItsConnectionClaimsNothingWhenAJobArrives() throws Exception {
+        double disconnected = abandoned("disconnected");
+        try (Socket socket = rawPoll(Map.of("workerId", worker, "limit", 1, "waitMs", 20_000))) {
+            awaitTrue(() -> waiters.parked() == 1, "the poll parked");
+        }
+        Thread.sleep(200); // the FIN reaches the server
+        UUID job = createJob(echo, Map.of());
+        awaitTrue(() -> waiters.parked() == 0, "the woken poll ended");
+        assertThat(status(job)).isEqualTo("PENDING");
+        assertThat(abandoned("disconnected") - disconnected).isEqualTo(1);
+        assertThat(claim(worker, 1)).containsExactly(job); // a poll that is listening gets it
+    }
+
+    @Test
+    void claimsMadeForAClientThatLeftMeanwhileAreReleasedAtOnce() throws Exception {
+        UUID job = createJob(echo, Map.of());
+        double undelivered = registry.get("blackboard.jobs.undelivered").counter().count();
+        try (RowLock lock = RowLock.hold(dataSource, "worker", worker)) {
+            // the poll finds its client there, then waits for the worker's row; meanwhile the client leaves
+            try (Socket socket = rawPoll(Map.of("workerId", worker, "limit", 1, "waitMs", 10_000))) {
+                awaitTrue(() -> jdbc.sql("select count(*) from pg_stat_activity where wait_event_type = 'Lock'")
+                        .query(Integer.class).single() == 1, "the poll waits for the worker's row");
+            }
+            Thread.sleep(300); // the FIN reaches the server
+        }
+        awaitTrue(() -> registry.get("blackboard.jobs.undelivered").counter().count() - undelivered == 1,
+                "the claim was released");
+        assertThat(status(job)).isEqualTo("PENDING");
+        assertThat(jdbc.sql("select attempt - releases from job where id = :id").param("id", job)
+                .query(Integer.class).single()).as("attempts spent").isZero();
+        List<String> events = jdbc.sql("select kind || ' ' || actor from job_event where job_id = :id order by id")
+                .param("id", job).query(String.class).list();
+        assertThat(events).containsSubsequence("CLAIMED worker", "RELEASED server");
+        assertThat(claim(worker, 1)).containsExactly(job);
+    }
+
+    @Test
+    void aPushPastItsDeadlineLandsNothing() {
+        UUID job = claimedJob(echo);
+        Api.Response response = api.with(TIMEOUT, "0").post("/blackboard/job/result",
+                Map.of("jobId", job, "workerId", worker, "attempt", 1, "status", "SUCCESS"));
+        assertProblem(response, 503, "deadline");
+        assertThat(status(job)).isEqualTo("POLLED");
+        Api.Response batch = api.with(TIMEOUT, "0").post("/blackboard/job/results",
+                List.of(Map.of("jobId", job, "workerId", worker, "attempt", 1, "status", "SUCCESS")));
+        assertProblem(batch, 503, "deadline");
+        assertThat(status(job)).isEqualTo("POLLED");
+    }
+
+    @Test
+    void aPushAndNextPastItsDeadlinePushesNothingAndClaimsNothing() {
+        UUID held = claimedJob(echo);
+        UUID next = createJob(echo, Map.of());
+        Api.Response response = api.with(TIMEOUT, "0").post("/blackboard/job/next", Map.of("workerId", worker,
+                "results", List.of(Map.of("jobId", held, "workerId", worker, "attempt", 1, "status", "SUCCESS"))));
+        assertProblem(response, 503, "deadline");
+        assertThat(status(held)).isEqualTo("POLLED");
+        assertThat(status(next)).isEqualTo("PENDING");
+    }
+
+    @Test
+    void aCreatePastItsDeadlineCreatesNothing() {
+        Api.Response response = api.with(TIMEOUT, "0").post("/blackboard/jobs",
+                Map.of("functionBlockId", echo, "type", "EXECUTE", "payload", Map.of()));
+        assertProblem(response, 503, "deadline");
+        assertThat(count("job")).isZero();
+    }
+
+    @Test
+    void aBudgetWithinItIsServedAsUsual() {
+        UUID job = createJob(echo, Map.of());
+        Api.Response response = api.with(TIMEOUT, "30000")
+                .post("/blackboard/job", Map.of("workerId", worker, "limit", 1));
+        assertThat(response.status()).as(response.toString()).isEqualTo(200);
+        assertThat(id(response.body().get(0))).isEqualTo(job);
+    }
+
+    @Test
+    void aBadTimeoutHeaderIsABadRequest() {
+        for (String bad : List.of("soon", "-1", "1.5", "1e3", "", "86400001", "99999999999999999999")) {
+            Api.Response response = api.with(TIMEOUT, bad).post("/blackboard/job", Map.of("workerId", worker));
+            assertProblem(response, 400, TIMEOUT);
+        }
+        assertThat(api.with(TIMEOUT, " 250 ").post("/blackboard/job", Map.of("workerId", worker)).status())
+                .isEqualTo(200);
+    }
+
+    private double abandoned(String reason) {
+        return registry.get("blackboard.http.requests.abandoned").tag("reason", reason).counter().count();
+    }
+
+    /** A poll sent on a socket of its own, which the test may close while the server works on it. */
+    private Socket rawPoll(Map<String, Object> body) throws IOException {
+        byte[] json = Api.json(body).getBytes(StandardCharsets.UTF_8);
+        Socket socket = new Socket("localhost", port);
+        OutputStream out = socket.getOutputStream();
+        out.write(("POST /blackboard/job HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
+                + "Authorization: Bearer " + Api.ALL_ROLES + "\r\nContent-Length: " + json.length + "\r\n\r\n")
+                .getBytes(StandardCharsets.US_ASCII));
+        out.write(json);
+        out.flush();
+        return socket;
+    }
+
+    private static void awaitTrue(BooleanSupplier condition, String what) throws InterruptedException {
+        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (!condition.getAsBoolean()) {
+            assertThat(System.nanoTime()).as("timed out waiting until " + what).isLessThan(until);
+            Thread.sleep(20);
+        }
+    }
+}
