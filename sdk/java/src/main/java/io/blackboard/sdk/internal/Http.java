@@ -29,6 +29,12 @@ public final class Http {
 
     private final URI base;
     private final HttpClient client;
+    /**
+     * Tells the server how long this client will wait for the answer (its request timeout), so
+     * that it does no work for an answer nobody will read.
+     */
+    public static final String TIMEOUT_HEADER = "Blackboard-Timeout-Ms";
+
     private final Duration requestTimeout;
     private final String userAgent;
 
@@ -95,6 +101,7 @@ public final class Http {
     private HttpRequest request(String method, String path, String token, Object body, Duration timeout) {
         HttpRequest.Builder builder = HttpRequest.newBuilder(URI.create(base + path))
                 .timeout(timeout)
+                .header(TIMEOUT_HEADER, Long.toString(timeout.toMillis()))
                 .header("Accept", "application/json, application/problem+json")
                 .header("User-Agent", userAgent);
         if (token != null) {
