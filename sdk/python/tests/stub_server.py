@@ -48,8 +48,10 @@ Scripted = Union[Reply, object, Callable[["Call"], Optional[Reply]]]
 
 
 class Call:
-    def __init__(self, method: str, path: str, route: str, body: Any, token: Optional[str]) -> None:
+    def __init__(self, method: str, path: str, route: str, body: Any, token: Optional[str],
+                 headers: Optional[Dict[str, str]] = None) -> None:
         self.method = method
+        self.headers = headers or {}
         self.path = path
         self.route = route
         self.body = body
@@ -217,7 +219,7 @@ class StubBlackboard:
                 body = json.loads(raw) if raw else None
                 auth = self.headers.get("Authorization") or ""
                 token = auth[7:] if auth.startswith("Bearer ") else None
-                call = Call(method, self.path, route_of(method, self.path), body, token)
+                call = Call(method, self.path, route_of(method, self.path), body, token, dict(self.headers.items()))
                 with stub.cond:
                     stub.calls.append(call)
                     stub.cond.notify_all()

@@ -46,6 +46,12 @@ class TransportTest(unittest.TestCase):
         self.transport.request("GET", "/function-blocks", token="dev-engine-token")
         self.assertEqual(1, len(self.transport._open))
 
+    def test_every_request_tells_the_server_how_long_its_answer_is_awaited(self):
+        self.transport.request("GET", "/function-blocks", token="dev-engine-token")
+        self.transport.request("GET", "/function-blocks", token="dev-engine-token", timeout=42.5)
+        sent = [call.headers.get("Blackboard-Timeout-Ms") for call in self.stub.calls_to("GET /function-blocks")]
+        self.assertEqual(["30000", "42500"], sent)
+
     def test_a_connection_the_server_closed_is_replaced_and_the_request_sent_again(self):
         # the server closes the connection after answering without saying so, as an idle timeout would
         self.stub.script("GET /function-blocks", Reply(200, [], close=True))

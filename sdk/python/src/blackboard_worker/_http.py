@@ -21,6 +21,8 @@ _STALE_CONNECTION_ERRORS = (http.client.RemoteDisconnected, BrokenPipeError, Con
 
 # The server closes idle keep-alive connections after 3 s; drop ours sooner than that.
 IDLE_CONNECTION_SECONDS = 2.0
+# the milliseconds this client still waits for the answer, sent with every request
+TIMEOUT_HEADER = "Blackboard-Timeout-Ms"
 
 
 class RequestAborted(Exception):
@@ -147,14 +149,17 @@ class Transport:
                 timeout: Optional[float] = None, abort: Optional[AbortHandle] = None) -> Response:
         """Send one request; raise OSError or http.client.HTTPException when no answer came."""
         payload = None if body is None else (body if isinstance(body, bytes) else encode_json(body))
-        headers = {"Accept": "application/json", "User-Agent": self._user_agent}
+        budget = timeout or self._timeout
+        # how long this client waits for the answer: the server does no work for one nobody will read
+        headers = {"Accept": "application/json", "User-Agent": self._user_agent,
+                   TIMEOUT_HEADER: str(max(0, int(budget * 1000)))}
         if payload is not None:
             headers["Content-Type"] = "application/json"
         if token:
             headers["Authorization"] = f"Bearer {token}"
         url = self._prefix + path
         for attempt in (1, 2):
-            conn, reused = self._checkout(timeout or self._timeout)
+            conn, reused = self._checkout(budget)
             answered = False
             try:
                 if abort is not None:
