@@ -12,6 +12,8 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import javax.sql.DataSource;
@@ -70,6 +72,21 @@ class RequestDeadlineTest extends BlackboardTest {
         assertThat(waiters.parked()).isZero();
         UUID job = createJob(echo, Map.of());
         assertThat(status(job)).isEqualTo("PENDING"); // nobody is still waiting to claim it
+    }
+
+    @Test
+    void aPollHeldUpPastWaitMsAndTheMarginClaimsNothing() throws Exception {
+        UUID job = createJob(echo, Map.of());
+        CompletableFuture<Api.Response> poll;
+        try (RowLock lock = RowLock.hold(dataSource, "worker", worker)) {
+            // no header: the client is taken to wait waitMs (0) plus the margin (0.5 s); the worker's row takes 1 s
+            poll = CompletableFuture.supplyAsync(() -> poll(worker, 1), Executors.newVirtualThreadPerTaskExecutor());
+            awaitTrue(() -> jdbc.sql("select count(*) from pg_stat_activity where wait_event_type = 'Lock'")
+                    .query(Integer.class).single() == 1, "the poll waits for the worker's row");
+            Thread.sleep(1000);
+        }
+        assertProblem(poll.get(10, TimeUnit.SECONDS), 503, "deadline");
+        assertThat(status(job)).isEqualTo("PENDING");
     }
 
     @Test
