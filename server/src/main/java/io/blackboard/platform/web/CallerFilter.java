@@ -62,18 +62,25 @@ class CallerFilter extends OncePerRequestFilter {
         Caller caller = new Caller(arrival, budget, (Request) request.getAttribute(ConnectionProbe.ATTRIBUTE),
                 counters);
         request.setAttribute(Caller.ATTRIBUTE, caller);
-        boolean written = false;
+        boolean answered = false;
         try {
             chain.doFilter(request, response);
-            if (!caller.undelivered().isEmpty()) {
-                response.flushBuffer();
-            }
-            written = true;
+            answered = true;
         } finally {
-            if (!caller.undelivered().isEmpty() && (!written || caller.failed())) {
+            if (!caller.undelivered().isEmpty() && !(answered && delivered(response, caller))) {
                 undo(caller);
             }
         }
+    }
+
+    /** Flushes the answer: false when it could not be written in full. */
+    private static boolean delivered(HttpServletResponse response, Caller caller) {
+        try {
+            response.flushBuffer();
+        } catch (IOException e) {
+            return false; // the client is gone: there is no one to tell
+        }
+        return !caller.failed();
     }
 
     /** Nanoseconds, or -1 without the header. */
