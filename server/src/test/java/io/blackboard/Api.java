@@ -37,15 +37,17 @@ public final class Api {
     private final String base;
     private final String token;
     private final Map<String, String> headers;
+    private final Duration timeout;
 
     public Api(int port) {
-        this("http://localhost:" + port, ALL_ROLES, Map.of());
+        this("http://localhost:" + port, ALL_ROLES, Map.of(), Duration.ofSeconds(60));
     }
 
-    private Api(String base, String token, Map<String, String> headers) {
+    private Api(String base, String token, Map<String, String> headers, Duration timeout) {
         this.base = base;
         this.token = token;
         this.headers = headers;
+        this.timeout = timeout;
     }
 
     /** Where the server is, as {@code http://localhost:PORT}. */
@@ -55,14 +57,19 @@ public final class Api {
 
     /** The same server, called with another bearer token (null: none). */
     public Api as(String token) {
-        return new Api(base, token, headers);
+        return new Api(base, token, headers, timeout);
+    }
+
+    /** The same server, giving up on each answer after {@code timeout} (an IllegalStateException). */
+    public Api within(Duration timeout) {
+        return new Api(base, token, headers, timeout);
     }
 
     /** The same server, every request also sending this header. */
     public Api with(String name, String value) {
         Map<String, String> more = new LinkedHashMap<>(headers);
         more.put(name, value);
-        return new Api(base, token, Map.copyOf(more));
+        return new Api(base, token, Map.copyOf(more), timeout);
     }
 
     public static String json(Object value) {
@@ -96,7 +103,7 @@ public final class Api {
 
     private Response send(String method, String path, String body, String accept) {
         HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(base + path))
-                .timeout(Duration.ofSeconds(60))
+                .timeout(timeout)
                 .header("Accept", accept);
         if (body != null) {
             request.header("Content-Type", "application/json");

@@ -55,7 +55,8 @@ class ClaimService {
     /**
      * Claims up to {@code limit} jobs. With {@code waitMs} and nothing to claim, parks until a
      * matching job appears (on any replica), the periodic re-check, or the time runs out: waitMs,
-     * or the caller's deadline less the answer margin, whichever comes first. Never claims for a
+     * or the caller's deadline less the answer margin (a fifth of the caller's budget, if that is
+     * less), whichever comes first. Never claims for a
      * client that closed its connection or whose deadline passed; gives the claims back at once
      * when their answer cannot be delivered.
      */
@@ -78,7 +79,9 @@ class ClaimService {
             throw new JobProblems.TooManyParkedPolls(properties.parkedPollLimit());
         }
         try {
-            long until = Math.min(caller.arrival() + waitNanos, deadline - properties.answerMargin().toNanos());
+            // the answer needs time to reach the client: the margin, or a fifth of a shorter budget
+            long reserve = Math.min(properties.answerMargin().toNanos(), (deadline - caller.arrival()) / 5);
+            long until = Math.min(caller.arrival() + waitNanos, deadline - reserve);
             while (true) {
                 if (caller.gone()) {
                     return List.of();

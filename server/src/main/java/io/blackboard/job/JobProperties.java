@@ -25,8 +25,9 @@ import org.springframework.validation.annotation.Validated;
  *     {@code jobCheckInterval} says: OJS leases last seconds (30 s by default, as short as a
  *     few), and a lapsed one must be available again promptly. Each pass is one probe of the
  *     deadline index when nothing lapsed.
- * @param answerMargin the time kept for a poll's answer: a long poll stops waiting this long before
- *     its client's deadline ({@code Blackboard-Timeout-Ms}); without that header the client's
+ * @param answerMargin the time kept for a poll's answer: a long poll stops waiting this long (or a
+ *     fifth of its budget, if that is less) before its client's deadline ({@code
+ *     Blackboard-Timeout-Ms}); without that header the client's
  *     deadline is taken to be {@code waitMs} plus this
  */
 @Validated

@@ -1,6 +1,8 @@
 package io.blackboard.chaos;
 
 import io.blackboard.Api;
+import java.net.http.HttpTimeoutException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -31,8 +33,13 @@ final class SimWorker {
     final AtomicInteger conflicts = new AtomicInteger();
     /** Answers that no fault excuses: a 5xx other than 503, or a 503 without Retry-After. */
     final ServerErrors serverErrors = new ServerErrors();
+    /** Polls that this worker gave up on before their answer came (its client timed out). */
+    final AtomicInteger timedOut = new AtomicInteger();
     private final List<Thread> threads = new ArrayList<>();
     private volatile boolean stopped;
+    private volatile int waitMs = 1000;
+    /** How long a poll's answer is awaited, sent as Blackboard-Timeout-Ms as the SDKs do; null: 60 s, not sent. */
+    private volatile Duration pollTimeout;
 
     private SimWorker(UUID id, String token, int concurrency, Supplier<Api> replicas) {
         this.id = id;
@@ -72,6 +79,17 @@ final class SimWorker {
         return this;
     }
 
+    /**
+     * Polls that wait {@code waitMs} on the server, from a client that gives up after {@code
+     * timeout} and says so in Blackboard-Timeout-Ms, as the SDKs do: a worker whose HTTP client
+     * times out sooner than its long polls.
+     */
+    SimWorker impatient(Duration timeout, int waitMs) {
+        this.pollTimeout = timeout;
+        this.waitMs = waitMs;
+        return this;
+    }
+
     /** Only the heartbeat, as an idle worker would run it. */
     SimWorker startHeartbeat() {
         threads.add(Thread.ofVirtual().name("heartbeat-" + id).start(this::heartbeatLoop));
@@ -101,8 +119,19 @@ final class SimWorker {
         while (!stopped) {
             try {
                 int limit = ThreadLocalRandom.current().nextInt(1, 11);
-                Api.Response polled = serverErrors.seen(api().post("/blackboard/job",
-                        Map.of("workerId", id, "limit", limit, "waitMs", 1000)));
+                Duration timeout = pollTimeout;
+                Api poller = timeout == null ? api()
+                        : api().within(timeout).with("Blackboard-Timeout-Ms", Long.toString(timeout.toMillis()));
+                Api.Response polled;
+                try {
+                    polled = serverErrors.seen(poller.post("/blackboard/job",
+                            Map.of("workerId", id, "limit", limit, "waitMs", waitMs)));
+                } catch (IllegalStateException e) {
+                    if (e.getCause() instanceof HttpTimeoutException) {
+                        timedOut.incrementAndGet();
+                    }
+                    throw e;
+                }
                 if (polled.status() != 200) {
                     Replica.sleep(50);
                     continue;

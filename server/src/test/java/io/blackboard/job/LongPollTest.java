@@ -166,9 +166,9 @@ class LongPollTest extends BlackboardTest {
         Future<Api.Response> parked = parkPoll(worker, 20_000);
         awaitParked(1);
 
+        long created = System.nanoTime(); // before sending: the job is due 500 ms after its statement ran
         Api.Response response = second.post("/blackboard/jobs",
                 Map.of("functionBlockId", echo, "type", "EXECUTE", "delayMs", 500));
-        long created = System.nanoTime();
 
         assertThat(response.status()).as(response.toString()).isEqualTo(201);
         assertThat(ids(parked.get(10, TimeUnit.SECONDS))).containsExactly(id(response.body()));
