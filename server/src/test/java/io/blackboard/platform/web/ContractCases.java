@@ -58,8 +58,9 @@ final class ContractCases {
     }
 
     /**
-     * One request. {@code invalid}: the document itself calls it wrong (a value breaking its
-     * parameter's schema, a body in a media type it does not accept), so it must not succeed.
+     * One request. {@code invalid}: the document itself calls its body wrong (malformed, missing
+     * though required, in a media type it does not accept), so it must not succeed; its parameters
+     * and JSON body are checked against their schemas when it is judged.
      */
     record Case(String kind, Role role, Map<String, String> path, List<Param> query, String contentType, Body body,
             boolean invalid) {
@@ -304,7 +305,7 @@ final class ContractCases {
                 UUID.randomUUID().toString().toUpperCase(Locale.ROOT), "{{worker}}/../{{block}}"));
         String id = ids.get(random.nextInt(ids.size()));
         path.put(name, id);
-        return valid.with("hostile id", path, valid.query(), valid.contentType(), valid.body(), !isUuid(id));
+        return valid.with("hostile id", path, valid.query(), valid.contentType(), valid.body(), valid.invalid());
     }
 
     private static boolean isUuid(String id) {
@@ -319,12 +320,28 @@ final class ContractCases {
         String value = HOSTILE.get(random.nextInt(HOSTILE.size()));
         query.removeIf(p -> p.name().equals(name) && random.nextBoolean());
         query.add(new Param(name, value));
-        boolean invalid = params.stream().filter(p -> p.path("name").asString().equals(name))
-                .anyMatch(p -> breaks(p.path("schema"), value));
-        return valid.with("hostile query", valid.path(), query, valid.contentType(), valid.body(), invalid);
+        return valid.with("hostile query", valid.path(), query, valid.contentType(), valid.body(), valid.invalid());
     }
 
-    /** Whether a query value certainly breaks its parameter's schema (type, range, length, enum). */
+    /** Whether a path or query value of the case breaks its parameter's schema: the document calls it invalid. */
+    boolean parametersBreak(Operation operation, Case c) {
+        for (JsonNode p : operation.parameters("path")) {
+            String value = c.path().get(p.path("name").asString());
+            if (value != null && breaks(p.path("schema"), value)) {
+                return true;
+            }
+        }
+        for (JsonNode p : operation.parameters("query")) {
+            for (Param param : c.query()) {
+                if (param.name().equals(p.path("name").asString()) && breaks(p.path("schema"), param.value())) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    /** Whether a value certainly breaks its parameter's schema (type, range, length, enum, uuid). */
     private boolean breaks(JsonNode schema, String value) {
         schema = contract.resolve(schema);
         String type = type(schema);
@@ -382,7 +399,7 @@ final class ContractCases {
             query.add(new Param(name, value)); // repeated
         }
         return valid.with("wrong query type", valid.path(), query, valid.contentType(), valid.body(),
-                breaks(schema, value));
+                valid.invalid());
     }
 
     private Case contentType(Case valid, Operation operation, Random random) {
