@@ -108,6 +108,17 @@ class PushTest extends BlackboardTest {
         assertThat(status(job)).isEqualTo("POLLED");
     }
 
+    /** Found by ContractTest: {@code "status": 0} was read as the enum's first constant, SUCCESS. */
+    @Test
+    void aNumberIsNoStatusEvenWhereItCouldIndexOne() {
+        for (int number : List.of(0, 1)) {
+            Api.Response response = push(job, worker, Map.of("status", number));
+            assertThat(response.status()).as(response.toString()).isEqualTo(400);
+            assertThat(response.contentType()).startsWith("application/problem+json");
+        }
+        assertThat(status(job)).isEqualTo("POLLED");
+    }
+
     @Test
     void theWorkersJobsCanBeFilteredByStatusInAnyCase() {
         UUID second = createJob(echo, Map.of());

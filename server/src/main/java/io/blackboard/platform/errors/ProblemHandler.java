@@ -111,6 +111,10 @@ public class ProblemHandler extends ResponseEntityExceptionHandler {
             // e.g. a rollback on a connection PostgreSQL closed while shutting down replaces the 503
             return transientFailure(e);
         }
+        if (ExceptionUtils.any(e, ProblemHandler::saysNulCharacter)) {
+            return ResponseEntity.badRequest().body(problem(HttpStatus.BAD_REQUEST, "invalid-request",
+                    "Strings may not hold the NUL character (\\u0000): PostgreSQL cannot store it"));
+        }
         log.error("Unexpected failure", e);
         return ResponseEntity.internalServerError().body(problem(HttpStatus.INTERNAL_SERVER_ERROR, "internal",
                 "The server failed to answer this request; it has been logged"));
@@ -124,6 +128,14 @@ public class ProblemHandler extends ResponseEntityExceptionHandler {
      */
     public static boolean connectionLost(Throwable e) {
         return ExceptionUtils.any(e, ProblemHandler::saysConnectionLost);
+    }
+
+    /**
+     * PostgreSQL refused a NUL the caller put in a string: in a text column (22021, an invalid
+     * byte sequence) or in jsonb (22P05, an unsupported escape). The statement changed nothing.
+     */
+    private static boolean saysNulCharacter(Throwable t) {
+        return t instanceof SQLException sql && ("22021".equals(sql.getSQLState()) || "22P05".equals(sql.getSQLState()));
     }
 
     private static boolean saysConnectionLost(Throwable t) {

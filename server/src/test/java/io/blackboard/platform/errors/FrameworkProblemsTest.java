@@ -64,4 +64,44 @@ class FrameworkProblemsTest extends IntegrationTest {
         }
         assertThat(count("job") + count("worker")).isZero();
     }
+
+    /**
+     * Found by ContractTest: a path Spring Security's firewall refuses (an encoded percent,
+     * semicolon or line break) was answered with Spring Boot's own error JSON, and one Tomcat
+     * refuses itself (a NUL, a request line longer than its header buffer) with Tomcat's HTML
+     * page. Each is a 400 problem now, and nothing changes.
+     */
+    @Test
+    void aPathRefusedBeforeSpringMvcIsABadRequestProblem() {
+        String longId = "%C3%BC".repeat(5_000);
+        for (String path : List.of("/workers/%25", "/workers/%27%3B/events", "/blackboard/jobs/line%0D%0AX-I",
+                "/workers/%00/function-blocks", "/blackboard/dead-letters/" + longId + "/rerun")) {
+            Api.Response response = path.endsWith("/rerun") ? api.post(path, null) : api.get(path);
+            String what = path.substring(0, Math.min(60, path.length())) + ": " + response;
+            assertThat(response.status()).as(what).isEqualTo(400);
+            assertThat(response.contentType()).as(what).startsWith("application/problem+json");
+            assertThat(response.at("/status").asInt()).as(what).isEqualTo(400);
+            assertThat(response.at("/type").asString()).as(what).isEqualTo("/problems/invalid-request");
+            assertThat(response.raw()).as(what).doesNotContain("Tomcat").doesNotContain("<html");
+        }
+        assertThat(count("job") + count("worker")).isZero();
+    }
+
+    /**
+     * Found by ContractTest: {@code GET /operator/search?q=a%00b} was a 500, PostgreSQL refusing
+     * the NUL. A query value holding one is a 400 problem wherever it is sent, and nothing changes.
+     */
+    @Test
+    void aNulInAQueryValueIsABadRequestProblemNotA500() {
+        for (String path : List.of("/operator/search?q=a%00b", "/blackboard/jobs?correlationId=%00",
+                "/workers?state=ONLINE%00", "/blackboard/dead-letters?correlationId=run%00")) {
+            Api.Response response = api.get(path);
+            assertThat(response.status()).as(path + ": " + response).isEqualTo(400);
+            assertThat(response.contentType()).as(path).startsWith("application/problem+json");
+            assertThat(response.at("/type").asString()).as(path).isEqualTo("/problems/invalid-request");
+        }
+        assertThat(api.get("/operator/search?q=a%0Ab").status()).as("other control characters stay allowed")
+                .isEqualTo(200);
+        assertThat(count("job") + count("worker")).isZero();
+    }
 }

@@ -15,6 +15,7 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.DynamicTest;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestFactory;
 
 /**
@@ -88,6 +89,22 @@ class HostileInputTest extends IntegrationTest {
             }
         }
         return tests.stream();
+    }
+
+    /**
+     * Found by ContractTest: a NUL in a string of a JSON body reached PostgreSQL, which cannot
+     * store it, and was a 500. It is a 400 problem, in a text column and in a jsonb payload, and
+     * nothing is written.
+     */
+    @Test
+    void aNulInAJsonStringIsABadRequestNotA500() throws Throwable {
+        UUID echo = registerBlocks(registerWorker("w"), List.of(Map.of("name", "echo", "version", "1"))).getFirst();
+        unchanged(() -> {
+            assertProblem(api.as("test-worker").post("/workers/register",
+                    Map.of("name", "w", "sdkVersion", "a\0b")), 400, "NUL");
+            assertProblem(api.as("test-engine").post("/blackboard/jobs", Map.of("functionBlockId", echo,
+                    "type", "EXECUTE", "payload", Map.of("host", "r1\0"))), 400, "NUL");
+        });
     }
 
     private void fixtures() {
