@@ -1,5 +1,6 @@
 package io.blackboard.functionblock;
 
+import io.swagger.v3.oas.annotations.media.Schema;
 import jakarta.validation.constraints.AssertTrue;
 import jakarta.validation.constraints.DecimalMax;
 import jakarta.validation.constraints.DecimalMin;
@@ -20,13 +21,13 @@ import org.springframework.lang.Nullable;
  * default of its jobs; absent fields take the defaults below.
  */
 public record RetryPolicy(
-        @Min(1) @Max(100) @Nullable Integer maxAttempts,
-        @Min(0) @Max(MAX_INTERVAL_MS) @Nullable Long initialIntervalMs,
-        @DecimalMin("1.0") @DecimalMax("10.0") @Nullable Double multiplier,
-        @Min(0) @Max(MAX_INTERVAL_MS) @Nullable Long maxIntervalMs,
-        @DecimalMin("0.0") @DecimalMax("1.0") @Nullable Double jitter,
+        @Schema(defaultValue = "3") @Min(1) @Max(100) @Nullable Integer maxAttempts,
+        @Schema(defaultValue = "1000") @Min(0) @Max(MAX_INTERVAL_MS) @Nullable Long initialIntervalMs,
+        @Schema(defaultValue = "2.0") @DecimalMin("1.0") @DecimalMax("10.0") @Nullable Double multiplier,
+        @Schema(defaultValue = "300000") @Min(0) @Max(MAX_INTERVAL_MS) @Nullable Long maxIntervalMs,
+        @Schema(defaultValue = "0.0") @DecimalMin("0.0") @DecimalMax("1.0") @Nullable Double jitter,
         @Size(max = 100) @Nullable List<@NotBlank @Size(max = 200) String> nonRetryableErrors,
-        @Nullable Exhausted onExhausted) {
+        @Schema(defaultValue = "FAIL") @Nullable Exhausted onExhausted) {
 
     /** What a final reported failure does: the job fails (FAIL), or parks as a dead letter (PARK). */
     public enum Exhausted {

@@ -1,6 +1,7 @@
 package io.blackboard.job;
 
 import io.blackboard.functionblock.RetryPolicy;
+import io.swagger.v3.oas.annotations.media.Schema;
 import jakarta.validation.Valid;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
@@ -28,7 +29,8 @@ record CreateJob(
         @Size(min = 1, max = 100) String functionBlockVersion,
         @NotNull JobType type,
         JsonNode payload,
-        @Min(-1_000_000) @Max(1_000_000) Integer priority,
+        @Schema(defaultValue = "0") @Min(-1_000_000) @Max(1_000_000) Integer priority,
+        @Schema(defaultValue = "1", description = "Without a retryPolicy: attempts in all")
         @Min(1) @Max(100) Integer maxAttempts,
         @Size(max = 64) Map<@NotBlank @Size(max = 100) String, @NotNull @Size(max = 500) String> selector,
         @Size(max = 200) String correlationId,

@@ -1,5 +1,6 @@
 package io.blackboard.job;
 
+import io.swagger.v3.oas.annotations.media.Schema;
 import jakarta.validation.Valid;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
@@ -16,7 +17,7 @@ import java.util.UUID;
 record NextRequest(
         @NotNull UUID workerId,
         @Size(max = 1000) List<@Valid @NotNull PushRequest> results,
-        @Min(0) @Max(ClaimStore.MAX_POLL_LIMIT) Integer limit,
+        @Schema(defaultValue = "1") @Min(0) @Max(ClaimStore.MAX_POLL_LIMIT) Integer limit,
         @Size(min = 1, max = 1000) List<@NotNull UUID> functionBlockIds) {
 
     List<PushRequest> resultsOrNone() {

@@ -1,6 +1,7 @@
 package io.blackboard.job;
 
 import io.blackboard.platform.web.ServerVersion;
+import io.swagger.v3.oas.annotations.media.Schema;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
 import jakarta.validation.constraints.NotNull;
@@ -12,8 +13,8 @@ import java.util.UUID;
 record PollRequest(
         @NotNull UUID workerId,
         @Size(min = 1, max = 1000) List<@NotNull UUID> functionBlockIds,
-        @Min(1) @Max(ClaimStore.MAX_POLL_LIMIT) Integer limit,
-        @Min(0) @Max(ServerVersion.MAX_POLL_WAIT_MS) Integer waitMs) {
+        @Schema(defaultValue = "1") @Min(1) @Max(ClaimStore.MAX_POLL_LIMIT) Integer limit,
+        @Schema(defaultValue = "0") @Min(0) @Max(ServerVersion.MAX_POLL_WAIT_MS) Integer waitMs) {
 
     int limitOrDefault() {
         return limit == null ? 1 : limit;

@@ -4,8 +4,10 @@ import io.blackboard.platform.security.WorkerAccess;
 import io.blackboard.platform.web.Caller;
 import io.blackboard.platform.web.NextPage;
 import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.headers.Header;
 import io.swagger.v3.oas.annotations.media.Content;
 import io.swagger.v3.oas.annotations.media.ExampleObject;
+import io.swagger.v3.oas.annotations.media.Schema;
 import io.swagger.v3.oas.annotations.responses.ApiResponse;
 import io.swagger.v3.oas.annotations.tags.Tag;
 import jakarta.servlet.http.HttpServletRequest;
@@ -52,6 +54,9 @@ class WorkerJobController {
     @ApiResponse(responseCode = "200", description = "The claimed jobs, each with its attempt and deadline")
     @ApiResponse(responseCode = "404", description = "No such worker (unknown or deleted): register again")
     @ApiResponse(responseCode = "422", description = "A functionBlockId the worker has not registered")
+    @ApiResponse(responseCode = "429", description = "BLACKBOARD_MAX_PARKED_POLLS polls wait already on this replica: "
+            + "poll again after Retry-After, or without waitMs", headers = @Header(name = "Retry-After",
+                    required = true, description = "Seconds to wait", schema = @Schema(type = "integer")))
     @ApiResponse(responseCode = "503", description = "Nothing claimed: the client's deadline (Blackboard-Timeout-Ms, "
             + "or waitMs plus the answer margin) passed before a claim could start")
     @io.swagger.v3.oas.annotations.parameters.RequestBody(content = @Content(examples = @ExampleObject(value = """
@@ -89,6 +94,7 @@ class WorkerJobController {
             + "report every 2 s per job is recorded; one sooner is answered with recorded false and changes "
             + "nothing.")
     @ApiResponse(responseCode = "200", description = "Recorded, or (recorded false) within 2 s of the last report")
+    @ApiResponse(responseCode = "404", description = "No such job")
     @ApiResponse(responseCode = "409", description = "Not this worker's live claim")
     @PostMapping("/blackboard/job/progress")
     ProgressReports.Answer progress(@Valid @RequestBody ProgressRequest request) {

@@ -1,7 +1,10 @@
 package io.blackboard.ojs;
 
 import io.blackboard.platform.web.ServerVersion;
-import io.swagger.v3.oas.annotations.Hidden;
+import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.Parameter;
+import io.swagger.v3.oas.annotations.media.Schema;
+import io.swagger.v3.oas.annotations.tags.Tag;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -32,7 +35,8 @@ import tools.jackson.databind.node.ObjectNode;
  * {@code application/openjobspec+json}; errors are OJS's envelope ({@link OjsErrors}).
  */
 @RestController
-@Hidden
+@Tag(name = OjsApiDocs.TAG, description = "The Open Job Spec HTTP binding, levels 0 and 1 (docs/ojs.md): OJS's "
+        + "bodies and its error envelope, not RFC 9457 problems")
 class OjsController {
 
     private static final String V1 = "/ojs/v1";
@@ -47,8 +51,9 @@ class OjsController {
         this.version = version;
     }
 
+    @Operation(summary = "The conformance manifest (public)")
     @GetMapping("/ojs/manifest")
-    ResponseEntity<ObjectNode> manifest() {
+    ResponseEntity<JsonNode> manifest() {
         ObjectNode manifest = json.createObjectNode();
         manifest.put("specversion", OjsHeaders.VERSION);
         ObjectNode implementation = manifest.putObject("implementation");
@@ -76,8 +81,9 @@ class OjsController {
         return ok(manifest);
     }
 
+    @Operation(summary = "Health of the server and its database (public)")
     @GetMapping(V1 + "/health")
-    ResponseEntity<ObjectNode> health() {
+    ResponseEntity<JsonNode> health() {
         ObjectNode health = json.createObjectNode();
         boolean up;
         try {
@@ -94,9 +100,10 @@ class OjsController {
                 .contentType(OjsHeaders.OJS_JSON).body(health);
     }
 
+    @Operation(summary = "Enqueue a job")
     @PostMapping(V1 + "/jobs")
-    ResponseEntity<ObjectNode> enqueue(@RequestBody(required = false) byte[] body,
-            @RequestHeader(value = "Content-Type", required = false) String contentType) {
+    ResponseEntity<JsonNode> enqueue(@RequestBody(required = false) byte[] body,
+            @Parameter(hidden = true) @RequestHeader(value = "Content-Type", required = false) String contentType) {
         ObjectNode job = service.enqueue(List.of(read(body, contentType))).getFirst();
         ObjectNode answer = json.createObjectNode();
         answer.set("job", job);
@@ -105,9 +112,10 @@ class OjsController {
     }
 
     /** Several jobs, all or none. */
+    @Operation(summary = "Enqueue several jobs, all or none")
     @PostMapping(V1 + "/jobs/batch")
-    ResponseEntity<ObjectNode> enqueueBatch(@RequestBody(required = false) byte[] body,
-            @RequestHeader(value = "Content-Type", required = false) String contentType) {
+    ResponseEntity<JsonNode> enqueueBatch(@RequestBody(required = false) byte[] body,
+            @Parameter(hidden = true) @RequestHeader(value = "Content-Type", required = false) String contentType) {
         JsonNode request = read(body, contentType);
         JsonNode jobs = request.get("jobs");
         if (jobs == null || !jobs.isArray()) {
@@ -122,19 +130,22 @@ class OjsController {
         return ResponseEntity.status(HttpStatus.CREATED).contentType(OjsHeaders.OJS_JSON).body(answer);
     }
 
+    @Operation(summary = "One job")
     @GetMapping(V1 + "/jobs/{id}")
-    ResponseEntity<ObjectNode> info(@PathVariable String id) {
+    ResponseEntity<JsonNode> info(@PathVariable String id) {
         return ok(wrap("job", service.info(id(id, "job"))));
     }
 
+    @Operation(summary = "Cancel a job")
     @DeleteMapping(V1 + "/jobs/{id}")
-    ResponseEntity<ObjectNode> cancel(@PathVariable String id) {
+    ResponseEntity<JsonNode> cancel(@PathVariable String id) {
         return ok(wrap("job", service.cancel(id(id, "job"))));
     }
 
+    @Operation(summary = "Fetch (claim) jobs of the given queues, in their order; never waits")
     @PostMapping(V1 + "/workers/fetch")
-    ResponseEntity<ObjectNode> fetch(@RequestBody(required = false) byte[] body,
-            @RequestHeader(value = "Content-Type", required = false) String contentType) {
+    ResponseEntity<JsonNode> fetch(@RequestBody(required = false) byte[] body,
+            @Parameter(hidden = true) @RequestHeader(value = "Content-Type", required = false) String contentType) {
         JsonNode request = read(body, contentType);
         JsonNode queuesNode = request.get("queues");
         List<String> queues = new ArrayList<>();
@@ -156,17 +167,19 @@ class OjsController {
         return ok(answer);
     }
 
+    @Operation(summary = "Acknowledge a job: completed, with its result")
     @PostMapping(V1 + "/workers/ack")
-    ResponseEntity<ObjectNode> ack(@RequestBody(required = false) byte[] body,
-            @RequestHeader(value = "Content-Type", required = false) String contentType) {
+    ResponseEntity<JsonNode> ack(@RequestBody(required = false) byte[] body,
+            @Parameter(hidden = true) @RequestHeader(value = "Content-Type", required = false) String contentType) {
         JsonNode request = read(body, contentType);
         return ok(service.ack(id(text(request, "job_id"), "job_id"), text(request, "worker_id"), attempt(request),
                 request.get("result")));
     }
 
+    @Operation(summary = "Fail a job: retried, dead-lettered or discarded by its retry policy; requeue hands it back")
     @PostMapping(V1 + "/workers/nack")
-    ResponseEntity<ObjectNode> nack(@RequestBody(required = false) byte[] body,
-            @RequestHeader(value = "Content-Type", required = false) String contentType) {
+    ResponseEntity<JsonNode> nack(@RequestBody(required = false) byte[] body,
+            @Parameter(hidden = true) @RequestHeader(value = "Content-Type", required = false) String contentType) {
         JsonNode request = read(body, contentType);
         JsonNode error = request.get("error");
         if (error == null || !error.isObject()) {
@@ -184,9 +197,10 @@ class OjsController {
     }
 
     /** Beats for {@code active_jobs} (ids), or {@code active_job_ids} as some SDKs send them. */
+    @Operation(summary = "Extend the leases of held jobs; answers the worker's state and the jobs to stop")
     @PostMapping(V1 + "/workers/heartbeat")
-    ResponseEntity<ObjectNode> heartbeat(@RequestBody(required = false) byte[] body,
-            @RequestHeader(value = "Content-Type", required = false) String contentType) {
+    ResponseEntity<JsonNode> heartbeat(@RequestBody(required = false) byte[] body,
+            @Parameter(hidden = true) @RequestHeader(value = "Content-Type", required = false) String contentType) {
         JsonNode request = read(body, contentType);
         String worker = text(request, "worker_id");
         if (worker == null) {
@@ -207,9 +221,12 @@ class OjsController {
         return ok(service.heartbeat(worker, jobs, lease));
     }
 
+    @Operation(summary = "List dead letters (OJS jobs only); page with next as after")
     @GetMapping(V1 + "/dead-letter")
-    ResponseEntity<ObjectNode> deadLetters(@RequestParam(required = false) String queue,
-            @RequestParam(required = false) String after, @RequestParam(required = false) Integer limit) {
+    ResponseEntity<JsonNode> deadLetters(@RequestParam(required = false) String queue,
+            @Parameter(description = "The 'next' of the previous page") @RequestParam(required = false) String after,
+            @Parameter(schema = @Schema(type = "integer", minimum = "1", maximum = "1000", defaultValue = "100"))
+            @RequestParam(required = false) Integer limit) {
         int size = limit == null ? 100 : limit;
         if (size < 1 || size > 1000) {
             throw OjsException.invalid("limit must be from 1 to 1000");
@@ -223,13 +240,15 @@ class OjsController {
         return ok(answer);
     }
 
+    @Operation(summary = "Run a dead letter again")
     @PostMapping(V1 + "/dead-letter/{id}/retry")
-    ResponseEntity<ObjectNode> retryDeadLetter(@PathVariable String id) {
+    ResponseEntity<JsonNode> retryDeadLetter(@PathVariable String id) {
         return ok(wrap("job", service.retryDeadLetter(id(id, "dead letter"))));
     }
 
+    @Operation(summary = "Discard a dead letter: it ends as the failure it parked instead of")
     @DeleteMapping(V1 + "/dead-letter/{id}")
-    ResponseEntity<ObjectNode> deleteDeadLetter(@PathVariable String id) {
+    ResponseEntity<JsonNode> deleteDeadLetter(@PathVariable String id) {
         UUID job = id(id, "dead letter");
         service.deleteDeadLetter(job);
         ObjectNode answer = json.createObjectNode();
@@ -238,8 +257,9 @@ class OjsController {
         return ok(answer);
     }
 
+    @Operation(summary = "The queues with their job counts")
     @GetMapping(V1 + "/queues")
-    ResponseEntity<ObjectNode> queues() {
+    ResponseEntity<JsonNode> queues() {
         ObjectNode answer = json.createObjectNode();
         ArrayNode queues = answer.putArray("queues");
         service.queues().forEach(queues::add);
@@ -247,9 +267,13 @@ class OjsController {
     }
 
     /** The most recent events first; {@code before} (an event's {@code seq}) pages back. */
+    @Operation(summary = "Job events, most recent first")
     @GetMapping(V1 + "/events")
-    ResponseEntity<ObjectNode> events(@RequestParam(required = false) String types,
-            @RequestParam(required = false) String queues, @RequestParam(required = false) Long before,
+    ResponseEntity<JsonNode> events(
+            @Parameter(description = "Comma-separated event types") @RequestParam(required = false) String types,
+            @Parameter(description = "Comma-separated queues") @RequestParam(required = false) String queues,
+            @Parameter(description = "An event's seq: the page before it") @RequestParam(required = false) Long before,
+            @Parameter(schema = @Schema(type = "integer", minimum = "1", maximum = "1000", defaultValue = "100"))
             @RequestParam(required = false) Integer limit) {
         int size = limit == null ? 100 : limit;
         if (size < 1 || size > 1000) {
@@ -261,7 +285,7 @@ class OjsController {
         return ok(answer);
     }
 
-    private ResponseEntity<ObjectNode> ok(ObjectNode body) {
+    private ResponseEntity<JsonNode> ok(ObjectNode body) {
         return ResponseEntity.ok().contentType(OjsHeaders.OJS_JSON).body(body);
     }
 

@@ -1,5 +1,6 @@
 package io.blackboard.worker;
 
+import io.swagger.v3.oas.annotations.media.Schema;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
 import jakarta.validation.constraints.NotBlank;
@@ -22,7 +23,7 @@ record RegisterWorker(
         @PositiveOrZero Integer pid,
         @Size(max = 100) String version,
         @Size(max = 64) Map<@NotBlank @Size(max = 100) String, @NotNull @Size(max = 500) String> labels,
-        @Min(1) @Max(10000) Integer concurrency,
+        @Schema(defaultValue = "1") @Min(1) @Max(10000) Integer concurrency,
         @Size(min = 1, max = 100) String sdkName,
         @Size(min = 1, max = 100) String sdkVersion,
         @Nullable UUID previousWorkerId) {

@@ -1,33 +1,36 @@
 package io.blackboard.platform.web;
 
-import com.fasterxml.jackson.annotation.JsonRawValue;
+import io.blackboard.platform.security.AccessRules;
 import io.swagger.v3.oas.models.Components;
 import io.swagger.v3.oas.models.OpenAPI;
 import io.swagger.v3.oas.models.Operation;
 import io.swagger.v3.oas.models.info.Info;
-import io.swagger.v3.oas.models.media.Content;
 import io.swagger.v3.oas.models.media.IntegerSchema;
-import io.swagger.v3.oas.models.media.MediaType;
 import io.swagger.v3.oas.models.media.ObjectSchema;
 import io.swagger.v3.oas.models.media.Schema;
 import io.swagger.v3.oas.models.media.StringSchema;
-import io.swagger.v3.oas.models.responses.ApiResponse;
-import io.swagger.v3.oas.models.responses.ApiResponses;
-import java.lang.annotation.Annotation;
-import java.util.Arrays;
+import io.swagger.v3.oas.models.security.SecurityRequirement;
+import io.swagger.v3.oas.models.security.SecurityScheme;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.List;
 import java.util.Map;
 import org.springdoc.core.customizers.OpenApiCustomizer;
 import org.springdoc.core.customizers.PropertyCustomizer;
 import org.springdoc.core.utils.SpringDocUtils;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.Ordered;
+import org.springframework.core.annotation.Order;
 import tools.jackson.databind.JsonNode;
 
 /**
- * The OpenAPI document at {@code /v3/api-docs} (browsable at {@code /swagger-ui.html}). Every
- * operation answers errors as RFC 9457 problems, so they are documented once here: any error
- * response an endpoint declares, plus 400 and 500 everywhere and 404 where a path names an id,
- * carries the {@code ProblemDetail} schema as {@code application/problem+json}.
+ * The OpenAPI document at {@code /v3/api-docs} (browsable at {@code /swagger-ui.html}), made to
+ * say what the server does: each operation's callers, asked of the security filter chain
+ * ({@link AccessRules}); every status it can answer, the filters' (401, 403, 413, 503) and the
+ * framework's (400, 406, 415) included, as RFC 9457 problems ({@link ApiErrors}); and an example
+ * of each body ({@link ApiExamples}). The OJS binding documents its own envelope first (its
+ * {@code OjsApiDocs}); this adds what answers before the binding runs.
  */
 @Configuration(proxyBeanMethods = false)
 class OpenApiConfig {
@@ -35,82 +38,103 @@ class OpenApiConfig {
     static final String PROBLEM = "ProblemDetail";
     static final String PROBLEM_JSON = "application/problem+json";
 
+    /** One bearer scheme per kind of token, so that a client or Swagger UI knows which to send. */
+    private static final Map<AccessRules.Caller, String> SCHEMES = new EnumMap<>(Map.of(
+            AccessRules.Caller.WORKER, "worker",
+            AccessRules.Caller.WORKER_TOKEN, "workerToken",
+            AccessRules.Caller.ENGINE, "engine",
+            AccessRules.Caller.OPERATOR, "operator",
+            AccessRules.Caller.OJS_WORKER, "ojsWorker"));
+
+    private static final Map<String, String> SCHEME_DESCRIPTIONS = Map.of(
+            "worker", "A worker role token (BLACKBOARD_WORKER_TOKENS): registers workers",
+            "workerToken", "The token POST /workers/register answers: acts for that worker only, "
+                    + "in the path and in the body (403 for another worker)",
+            "engine", "An engine token (BLACKBOARD_ENGINE_TOKENS): writes, reads and cancels jobs",
+            "operator", "An operator token (BLACKBOARD_OPERATOR_TOKENS): reads everything, acts for any worker",
+            "ojsWorker", "An OJS worker token (BLACKBOARD_OJS_WORKER_TOKENS): the OJS binding's worker calls");
+
     static {
         // JSON documents (payloads, results, schemas) are any JSON, not a JsonNode bean
         SpringDocUtils.getConfig().replaceWithSchema(JsonNode.class, anyJson());
     }
 
-    private static Schema<Object> anyJson() {
+    static Schema<Object> anyJson() {
         return new Schema<>().description("Any JSON value");
     }
 
     @Bean
     OpenAPI blackboardOpenApi(ServerVersion server) {
+        Components components = new Components();
+        SCHEME_DESCRIPTIONS.forEach((name, description) -> components.addSecuritySchemes(name,
+                new SecurityScheme().type(SecurityScheme.Type.HTTP).scheme("bearer").description(description)));
         return new OpenAPI()
+                .components(components)
                 .info(new Info().title("Blackboard").version(server.version())
                         .description("""
                         Job coordination between a workflow engine and its workers. The engine writes jobs \
                         onto the blackboard; workers register, heartbeat, claim the jobs of the function \
                         blocks they serve and push results; the engine reads the result feed. Every error \
-                        is an RFC 9457 problem (application/problem+json).
+                        is an RFC 9457 problem (application/problem+json), but the OJS binding's own, which \
+                        are OJS's envelope (docs/ojs.md).
+
+                        Every call but the public ones (the OJS manifest and health, this document, \
+                        /actuator/health) needs `Authorization: Bearer <token>`; each operation names the \
+                        kinds of token it takes (its security). An unknown token is 401 on every path, the \
+                        public ones included. Any request may be answered 503 with Retry-After when the \
+                        replica sheds load or the database is unavailable: nothing was done, send it again.
 
                         The operator's [dashboard](/) shows workers, function blocks and jobs; \
                         [/actuator/prometheus](/actuator/prometheus) serves the metrics (operator token)."""));
     }
 
-    private static Schema<?> problemSchema() {
+    static Schema<?> problemSchema() {
         return new ObjectSchema()
-                .description("RFC 9457 problem; conflicts add the job's state (jobStatus, attempt, outcome, ...)")
+                .description("RFC 9457 problem; conflicts add the job's state (jobStatus, attempt, outcome, ...), "
+                        + "invalid requests the list of errors")
                 .addProperty("type", new StringSchema().format("uri-reference").example("/problems/job-not-held"))
                 .addProperty("title", new StringSchema().example("Conflict"))
                 .addProperty("status", new IntegerSchema().example(409))
                 .addProperty("detail", new StringSchema()
                         .example("Job 01a2... is not held by worker 01a2... at attempt 1: it is PUSHED/FAILURE"))
                 .addProperty("instance", new StringSchema().format("uri-reference").example("/blackboard/job/result"))
+                .addRequiredItem("title").addRequiredItem("status")
                 .additionalProperties(true);
     }
 
-    /** Fields serialized with {@code @JsonRawValue} hold JSON as stored: document them as JSON. */
+    /** Raw JSON fields as any JSON; what may be null says so ({@link NullableProperties}). */
     @Bean
-    PropertyCustomizer rawJsonProperties() {
-        return (schema, type) -> {
-            Annotation[] annotations = type.getCtxAnnotations();
-            boolean raw = annotations != null && Arrays.stream(annotations).anyMatch(JsonRawValue.class::isInstance);
-            return raw ? anyJson().description("JSON, passed through as stored") : schema;
-        };
+    PropertyCustomizer jsonProperties() {
+        return new NullableProperties();
     }
 
+    /** Last, after the features' own customizers (the OJS binding's envelope). */
     @Bean
-    OpenApiCustomizer problemResponses() {
+    @Order(Ordered.LOWEST_PRECEDENCE)
+    OpenApiCustomizer truthfulDocument(AccessRules access) {
         return openApi -> {
-            if (openApi.getComponents() == null) {
-                openApi.setComponents(new Components());
-            }
             openApi.getComponents().addSchemas(PROBLEM, problemSchema());
-            openApi.getPaths().forEach((path, item) -> item.readOperationsMap().forEach(
-                    (method, operation) -> addProblems(path, operation)));
+            openApi.getPaths().forEach((path, item) -> item.readOperationsMap().forEach((method, operation) -> {
+                secure(access, method.name(), path, operation);
+                ApiErrors.document(path, operation);
+            }));
+            ApiExamples.fill(openApi);
         };
     }
 
-    private static void addProblems(String path, Operation operation) {
-        ApiResponses responses = operation.getResponses() == null ? new ApiResponses() : operation.getResponses();
-        Map<String, String> common = Map.of(
-                "400", "Malformed JSON, a wrong type or an invalid value (the detail names the field)",
-                "500", "The server failed; the failure is logged");
-        common.forEach((code, description) -> responses.putIfAbsent(code, new ApiResponse().description(description)));
-        if (path.contains("{id}")) {
-            responses.putIfAbsent("404", new ApiResponse().description("No such " + (path.startsWith("/workers")
-                    ? "worker" : path.startsWith("/function-blocks") ? "function block" : "job")));
+    /** The callers the filter chain lets through, as security requirements; none for a public one. */
+    private static void secure(AccessRules access, String method, String path, Operation operation) {
+        if (access.isPublic(method, path)) {
+            operation.setSecurity(new ArrayList<>());
+            return;
         }
-        ApiResponses sorted = new ApiResponses();
-        responses.keySet().stream().sorted().forEach(code -> {
-            ApiResponse response = responses.get(code);
-            if (code.startsWith("4") || code.startsWith("5")) {
-                response.setContent(new Content().addMediaType(PROBLEM_JSON,
-                        new MediaType().schema(new Schema<>().$ref("#/components/schemas/" + PROBLEM))));
-            }
-            sorted.addApiResponse(code, response);
-        });
-        operation.setResponses(sorted);
+        List<String> schemes = access.allowed(method, path).stream().map(SCHEMES::get).toList();
+        operation.setSecurity(schemes.stream().map(scheme -> new SecurityRequirement().addList(scheme)).toList());
+        String callers = "Callers: " + String.join(", ", schemes) + ".";
+        if (operation.getDescription() == null) {
+            operation.setDescription(callers);
+        } else if (!operation.getDescription().contains(callers)) {
+            operation.setDescription(operation.getDescription() + "\n\n" + callers);
+        }
     }
 }
