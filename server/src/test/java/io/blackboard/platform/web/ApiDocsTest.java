@@ -4,10 +4,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.blackboard.Api;
 import io.blackboard.IntegrationTest;
+import io.blackboard.functionblock.Schemas;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.UUID;
@@ -18,6 +24,9 @@ import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandlerMapping;
 import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+import tools.jackson.databind.node.JsonNodeFactory;
+import tools.jackson.databind.node.ObjectNode;
 
 /**
  * The OpenAPI document describes every endpoint the server maps, the OJS binding's included,
@@ -31,6 +40,9 @@ class ApiDocsTest extends IntegrationTest {
     /** A role token of each kind the security schemes name (application.properties of the tests). */
     private static final Map<String, String> ROLE_TOKENS = Map.of("worker", "test-worker", "engine", "test-engine",
             "operator", "test-operator", "ojsWorker", "test-ojs-worker");
+
+    @Autowired
+    Schemas schemas;
 
     @Autowired
     @Qualifier("requestMappingHandlerMapping")
@@ -210,6 +222,139 @@ class ApiDocsTest extends IntegrationTest {
                 }
             }
         }
+    }
+
+    /**
+     * What the server answers in a day's work, successes and refusals, the OJS binding's too, is
+     * listed for its operation, with its content type, and conforms to the documented schema.
+     */
+    @Test
+    void answersConformToTheirDocumentedSchemas() {
+        UUID worker = UUID.fromString(check("POST", "/workers/register", "/workers/register",
+                Map.of("name", "docs-worker", "labels", Map.of("site", "a"))).at("/id").asString());
+        UUID block = UUID.fromString(check("POST", "/function-blocks/register", "/function-blocks/register",
+                Map.of("workerId", worker, "functionBlocks", List.of(block("docs.block", "1.0.0")))).at("/0/id")
+                .asString());
+        UUID job = UUID.fromString(check("POST", "/blackboard/jobs", "/blackboard/jobs",
+                Map.of("functionBlockId", block, "type", "EXECUTE", "payload", Map.of("host", "r1"))).at("/id")
+                .asString());
+        check("GET", "/blackboard/jobs/{id}", "/blackboard/jobs/" + job, null);
+        check("POST", "/workers/{id}/ping", "/workers/" + worker + "/ping", Map.of());
+        check("POST", "/blackboard/job", "/blackboard/job", Map.of("workerId", worker, "limit", 1));
+        check("POST", "/blackboard/job/progress", "/blackboard/job/progress",
+                Map.of("jobId", job, "workerId", worker, "attempt", 1, "percent", 50));
+        Map<String, Object> push = Map.of("jobId", job, "workerId", worker, "attempt", 1, "status", "SUCCESS",
+                "result", Map.of("lines", 3));
+        check("POST", "/blackboard/job/result", "/blackboard/job/result", push);
+        check("POST", "/blackboard/job/results", "/blackboard/job/results", List.of(push));
+        check("POST", "/blackboard/job/next", "/blackboard/job/next", Map.of("workerId", worker, "limit", 0));
+        check("POST", "/blackboard/jobs/{id}/cancel", "/blackboard/jobs/" + job + "/cancel", null); // 409
+        check("POST", "/blackboard/jobs/cancel", "/blackboard/jobs/cancel", Map.of("correlationId", "none"));
+        check("GET", "/blackboard/jobs/{id}", "/blackboard/jobs/" + UUID.randomUUID(), null); // 404
+        check("POST", "/blackboard/job", "/blackboard/job", Map.of("workerId", worker, "limit", 1000)); // 400
+        for (String path : List.of("/blackboard/jobs", "/blackboard/results", "/blackboard/dead-letters",
+                "/function-blocks", "/workers", "/workers/online", "/operator/workers", "/operator/running",
+                "/operator/failures", "/operator/history")) {
+            check("GET", path, path, null);
+        }
+        check("GET", "/operator/search", "/operator/search?q=docs", null);
+        check("GET", "/blackboard/jobs/{id}/events", "/blackboard/jobs/" + job + "/events", null);
+        for (String path : List.of("/workers/{id}", "/workers/{id}/events", "/workers/{id}/jobs",
+                "/workers/{id}/function-blocks")) {
+            check("GET", path, path.replace("{id}", worker.toString()), null);
+        }
+        check("PUT", "/workers/{id}/directive", "/workers/" + worker + "/directive", Map.of("directive", "QUIET"));
+        check("POST", "/workers/{id}/unregister", "/workers/" + worker + "/unregister", null);
+
+        String ojsJob = check("POST", "/ojs/v1/jobs", "/ojs/v1/jobs",
+                Map.of("type", "docs.mail", "args", List.of(Map.of("to", "ops")))).at("/job/id").asString();
+        check("POST", "/ojs/v1/jobs/batch", "/ojs/v1/jobs/batch",
+                Map.of("jobs", List.of(Map.of("type", "docs.mail", "args", List.of()))));
+        check("POST", "/ojs/v1/workers/fetch", "/ojs/v1/workers/fetch", Map.of("queues", List.of("default"),
+                "worker_id", "docs-1"));
+        check("POST", "/ojs/v1/workers/heartbeat", "/ojs/v1/workers/heartbeat",
+                Map.of("worker_id", "docs-1", "active_jobs", List.of(ojsJob)));
+        check("POST", "/ojs/v1/workers/ack", "/ojs/v1/workers/ack", Map.of("job_id", ojsJob, "worker_id", "docs-1"));
+        check("POST", "/ojs/v1/workers/nack", "/ojs/v1/workers/nack", Map.of("job_id", ojsJob,
+                "error", Map.of("message", "late"))); // 409
+        check("GET", "/ojs/v1/jobs/{id}", "/ojs/v1/jobs/" + ojsJob, null);
+        check("GET", "/ojs/v1/jobs/{id}", "/ojs/v1/jobs/" + UUID.randomUUID(), null); // 404
+        check("DELETE", "/ojs/v1/jobs/{id}", "/ojs/v1/jobs/" + ojsJob, null); // 409
+        for (String path : List.of("/ojs/manifest", "/ojs/v1/health", "/ojs/v1/queues", "/ojs/v1/events",
+                "/ojs/v1/dead-letter")) {
+            check("GET", path, path, null);
+        }
+        check("POST", "/ojs/v1/workers/fetch", "/ojs/v1/workers/fetch", Map.of("queues", List.of())); // 400
+        check("GET", "/workers", "/workers", null, api.as(null)); // 401
+        check("GET", "/ojs/v1/queues", "/ojs/v1/queues", null, api.as("test-ojs-worker")); // 403
+    }
+
+    /** The framework's and the filters' refusals are documented as they come, too. */
+    @Test
+    void refusalsBeforeTheControllersConformToo() throws Exception {
+        String large = "[" + "1,".repeat(600_000) + "1]";
+        refused(415, "POST", "/workers/register", send("POST", "/workers/register", "text/plain", null, "hi"));
+        refused(406, "GET", "/workers", send("GET", "/workers", null, "text/plain", null));
+        refused(413, "POST", "/blackboard/jobs", send("POST", "/blackboard/jobs", "application/json", null, large));
+        refused(413, "POST", "/ojs/v1/jobs", send("POST", "/ojs/v1/jobs", "application/json", null, large));
+        refused(400, "POST", "/ojs/v1/jobs", send("POST", "/ojs/v1/jobs", "text/plain", null, "{}"));
+        HttpRequest unsupported = HttpRequest.newBuilder(URI.create(api.baseUrl() + "/ojs/manifest"))
+                .header("OJS-Version", "2.0").build();
+        refused(422, "GET", "/ojs/manifest", response(HttpClient.newHttpClient().send(unsupported,
+                HttpResponse.BodyHandlers.ofString())));
+    }
+
+    private Api.Response send(String method, String path, String contentType, String accept, String body)
+            throws Exception {
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(api.baseUrl() + path))
+                .header("Authorization", "Bearer " + Api.ALL_ROLES)
+                .method(method, body == null ? HttpRequest.BodyPublishers.noBody()
+                        : HttpRequest.BodyPublishers.ofString(body));
+        if (contentType != null) {
+            request.header("Content-Type", contentType);
+        }
+        if (accept != null) {
+            request.header("Accept", accept);
+        }
+        return response(HttpClient.newHttpClient().send(request.build(), HttpResponse.BodyHandlers.ofString()));
+    }
+
+    private static Api.Response response(HttpResponse<String> response) {
+        return new Api.Response(response.statusCode(), response.headers().firstValue("Content-Type").orElse(""),
+                response.body(), JsonMapper.builder().build().readTree(response.body()), response.headers());
+    }
+
+    private void refused(int status, String method, String template, Api.Response response) {
+        assertThat(response.status()).as(method + " " + template + ": " + response).isEqualTo(status);
+        conforms(method, template, response);
+    }
+
+    private JsonNode check(String method, String template, String path, Object body) {
+        return check(method, template, path, body, api);
+    }
+
+    private JsonNode check(String method, String template, String path, Object body, Api caller) {
+        return conforms(method, template, caller.send(method, path, body == null ? null : Api.json(body)));
+    }
+
+    /** Asserts that an answer is documented for its operation as it came, and conforms to the schema. */
+    private JsonNode conforms(String method, String template, Api.Response response) {
+        String name = method + " " + template + " " + response.status();
+        JsonNode documented = docs.path("paths").path(template).path(method.toLowerCase(Locale.ROOT))
+                .path("responses").path(String.valueOf(response.status()));
+        assertThat(documented.isMissingNode()).as(name + " is documented: " + response).isFalse();
+        if (response.raw().isEmpty()) {
+            return response.body();
+        }
+        String type = response.contentType().split(";")[0].trim();
+        JsonNode media = documented.path("content").path(type);
+        assertThat(media.isMissingNode()).as(name + " documents " + type).isFalse();
+        ObjectNode schema = JsonNodeFactory.instance.objectNode();
+        schema.set("components", docs.path("components"));
+        schema.setAll((ObjectNode) media.get("schema"));
+        assertThat(schemas.violations(Optional.of(schema.toString()), response.body()))
+                .as(name + " conforms: " + response.raw().substring(0, Math.min(300, response.raw().length()))).isEmpty();
+        return response.body();
     }
 
     @Test
