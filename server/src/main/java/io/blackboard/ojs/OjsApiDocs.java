@@ -84,6 +84,10 @@ class OjsApiDocs {
 
     private static void document(Operation operation, Doc doc, String path) {
         operation.setTags(List.of(TAG));
+        if (operation.getParameters() != null) {
+            operation.getParameters().stream().filter(parameter -> "id".equals(parameter.getName()))
+                    .forEach(parameter -> parameter.getSchema().format("uuid")); // else 400 invalid_request
+        }
         if (doc.request() != null) {
             Schema<?> body = ref(doc.request());
             operation.setRequestBody(new RequestBody().required(true).content(new Content()

@@ -1,6 +1,7 @@
 package io.blackboard.platform.web;
 
 import io.blackboard.platform.security.AccessRules;
+import io.blackboard.platform.security.SecurityProperties;
 import io.swagger.v3.oas.models.Components;
 import io.swagger.v3.oas.models.OpenAPI;
 import io.swagger.v3.oas.models.Operation;
@@ -64,7 +65,7 @@ class OpenApiConfig {
     }
 
     @Bean
-    OpenAPI blackboardOpenApi(ServerVersion server) {
+    OpenAPI blackboardOpenApi(ServerVersion server, SecurityProperties limits) {
         Components components = new Components();
         SCHEME_DESCRIPTIONS.forEach((name, description) -> components.addSecuritySchemes(name,
                 new SecurityScheme().type(SecurityScheme.Type.HTTP).scheme("bearer").description(description)));
@@ -84,8 +85,14 @@ class OpenApiConfig {
                         public ones included. Any request may be answered 503 with Retry-After when the \
                         replica sheds load or the database is unavailable: nothing was done, send it again.
 
+                        A body is at most %d bytes (BLACKBOARD_MAX_BODY_SIZE; larger: 413), its JSON nested \
+                        at most %d deep and its strings at most %d characters long (else 400). \
+                        A property that is not required may be null.
+
                         The operator's [dashboard](/) shows workers, function blocks and jobs; \
-                        [/actuator/prometheus](/actuator/prometheus) serves the metrics (operator token)."""));
+                        [/actuator/prometheus](/actuator/prometheus) serves the metrics (operator token)."""
+                                .formatted(limits.maxBodySize().toBytes(), limits.maxJsonDepth(),
+                                        limits.maxJsonStringLength())));
     }
 
     static Schema<?> problemSchema() {
