@@ -2,6 +2,7 @@ package io.blackboard.job;
 
 import io.blackboard.platform.web.Caller;
 import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.headers.Header;
 import io.swagger.v3.oas.annotations.media.Content;
 import io.swagger.v3.oas.annotations.media.ExampleObject;
 import io.swagger.v3.oas.annotations.media.Schema;
@@ -142,6 +143,8 @@ class JobController {
 
     @Operation(summary = "A job's audit trail", description = "Every transition with its attempt, worker, actor "
             + "and database time.")
+    @ApiResponse(responseCode = "200", description = "A page of events, oldest first", headers = @Header(name = "Link",
+            description = "<the next page's URL>; rel=\"next\", when the page is full"))
     @GetMapping("/jobs/{id}/events")
     ResponseEntity<List<JobEvent>> events(@PathVariable UUID id,
             @RequestParam(required = false) @Nullable String after,

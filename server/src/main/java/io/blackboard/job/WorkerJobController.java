@@ -138,6 +138,8 @@ class WorkerJobController {
 
     @Operation(summary = "A worker's jobs", description = "Most recently claimed first; status= filters (any case). "
             + "A full page has a Link header (rel=next) to the next.")
+    @ApiResponse(responseCode = "200", description = "A page of the worker's jobs", headers = @Header(name = "Link",
+            description = "<the next page's URL>; rel=\"next\", when the page is full"))
     @GetMapping("/workers/{id}/jobs")
     ResponseEntity<List<JobView>> ofWorker(@PathVariable UUID id,
             @RequestParam(required = false) @Nullable String status,

@@ -11,7 +11,9 @@ import io.swagger.v3.oas.models.media.Schema;
 import io.swagger.v3.oas.models.parameters.RequestBody;
 import io.swagger.v3.oas.models.responses.ApiResponse;
 import io.swagger.v3.oas.models.responses.ApiResponses;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.Map;
 import org.springdoc.core.customizers.OpenApiCustomizer;
 import org.springframework.context.annotation.Bean;
@@ -97,7 +99,11 @@ class OjsApiDocs {
         ApiResponses responses = new ApiResponses();
         responses.addApiResponse(doc.success(), new ApiResponse().description(doc.answer().equals("OjsHealth")
                 ? "The server and its database are up" : "Done").content(ojs(doc.answer())));
-        List<String> codes = new java.util.ArrayList<>(List.of("400", "413", "422", "500", "503"));
+        if (path.equals("/ojs/v1/jobs")) {
+            responses.get("201").addHeaderObject("Location", new Header().description("/ojs/v1/jobs/{id}")
+                    .schema(new Schema<>().types(Set.of("string"))));
+        }
+        List<String> codes = new ArrayList<>(List.of("400", "413", "422", "500", "503"));
         codes.addAll(doc.errors());
         codes.forEach(code -> responses.addApiResponse(code,
                 new ApiResponse().description(ERRORS.get(code)).content(ojs("OjsError"))));

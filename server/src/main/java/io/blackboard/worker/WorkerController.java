@@ -3,6 +3,7 @@ package io.blackboard.worker;
 import io.blackboard.platform.security.WorkerAccess;
 import io.blackboard.platform.web.NextPage;
 import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.headers.Header;
 import io.swagger.v3.oas.annotations.media.Content;
 import io.swagger.v3.oas.annotations.media.ExampleObject;
 import io.swagger.v3.oas.annotations.responses.ApiResponse;
@@ -55,7 +56,8 @@ class WorkerController {
             + "with directive RUN. Register its function blocks next, then ping every pingIntervalMs. A worker "
             + "registering again after the server deleted it may name its old id as previousWorkerId: each "
             + "history then names the other.")
-    @ApiResponse(responseCode = "201", description = "Registered")
+    @ApiResponse(responseCode = "201", description = "Registered", headers = @Header(name = "Location",
+            description = "/workers/{id}"))
     @ApiResponse(responseCode = "409", description = "previousWorkerId names a worker that is not deleted")
     @io.swagger.v3.oas.annotations.parameters.RequestBody(content = @Content(examples = @ExampleObject(value = """
             {"name": "cisco-worker", "hostname": "site-a-01", "ip": "10.0.0.7", "pid": 4242, "version": "1.4.0",
@@ -88,6 +90,8 @@ class WorkerController {
             + "page has a Link header (rel=next) to the next. state= filters (any case); "
             + "findDeleted=true includes soft-deleted workers. deaf: pings but has not polled for "
             + "BLACKBOARD_DEAF_AFTER_MS while jobs it could take wait.")
+    @ApiResponse(responseCode = "200", description = "A page of workers", headers = @Header(name = "Link",
+            description = "<the next page's URL>; rel=\"next\", when the page is full"))
     @GetMapping
     ResponseEntity<List<WorkerView>> list(@RequestParam(defaultValue = "false") boolean findDeleted,
             @RequestParam(required = false) @Nullable String state,
@@ -98,6 +102,8 @@ class WorkerController {
 
     @Operation(summary = "List ONLINE workers", description = "Registration order; a full page has a Link header "
             + "(rel=next) to the next.")
+    @ApiResponse(responseCode = "200", description = "A page of ONLINE workers", headers = @Header(name = "Link",
+            description = "<the next page's URL>; rel=\"next\", when the page is full"))
     @GetMapping("/online")
     ResponseEntity<List<WorkerView>> online(@RequestParam(required = false) @Nullable String after,
             @RequestParam(defaultValue = "1000") @Min(1) @Max(1000) int limit) {

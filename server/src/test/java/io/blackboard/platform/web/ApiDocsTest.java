@@ -382,6 +382,9 @@ class ApiDocsTest extends IntegrationTest {
         assertThat(docs.at("/paths/~1blackboard~1job~1result/post/responses/409/description").asString())
                 .contains("live claim");
         assertThat(docs.at("/paths/~1blackboard~1job/post/responses/429/headers/Retry-After").isMissingNode()).isFalse();
+        assertThat(docs.at("/paths/~1workers/get/responses/200/headers/Link").isMissingNode()).isFalse();
+        assertThat(docs.at("/paths/~1workers~1register/post/responses/201/headers/Location").isMissingNode()).isFalse();
+        assertThat(docs.at("/paths/~1ojs~1v1~1jobs/post/responses/201/headers/Location").isMissingNode()).isFalse();
         assertThat(docs.at("/components/schemas/JobView/properties/status/enum").size())
                 .as("PENDING, POLLED, PARKED, PUSHED, or null").isEqualTo(5);
     }
