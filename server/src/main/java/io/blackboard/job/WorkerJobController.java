@@ -107,6 +107,11 @@ class WorkerJobController {
             + "statement (two when results must be checked against a resultDataJsonSchema); each item is answered "
             + "with its own status, as a single push would be. Sending a batch again after a lost answer is safe: "
             + "the items that landed answer 200 again.")
+    @io.swagger.v3.oas.annotations.parameters.RequestBody(content = @Content(examples = @ExampleObject(value = """
+            [{"jobId": "01a20125-34eb-7000-8a3e-3c1f5e0b9d21", "workerId": "01a2011d-6ef8-77fd-9a3c-2b4e1f0a7c55",
+              "attempt": 1, "status": "SUCCESS", "result": {"lines": 120}},
+             {"jobId": "01a20125-34eb-7000-8a3e-3c1f5e0b9d22", "workerId": "01a2011d-6ef8-77fd-9a3c-2b4e1f0a7c55",
+              "attempt": 2, "status": "FAILURE", "error": {"message": "device refused the session"}}]""")))
     @PostMapping("/blackboard/job/results")
     List<PushOutcome> pushBatch(@RequestBody @Size(min = 1, max = 1000) List<@Valid @NotNull PushRequest> requests,
             HttpServletRequest http) {

@@ -224,6 +224,34 @@ class ApiDocsTest extends IntegrationTest {
         }
     }
 
+    @Test
+    void everyExampleConformsToItsSchema() {
+        for (Op op : operations()) {
+            List<JsonNode> contents = new ArrayList<>();
+            contents.add(op.operation().at("/requestBody/content"));
+            op.operation().path("responses").forEach(response -> contents.add(response.path("content")));
+            for (JsonNode content : contents) {
+                content.properties().forEach(media -> {
+                    List<JsonNode> examples = new ArrayList<>();
+                    if (media.getValue().has("example")) {
+                        examples.add(media.getValue().get("example"));
+                    }
+                    media.getValue().path("examples").forEach(example -> examples.add(example.path("value")));
+                    examples.forEach(example -> assertThat(violations(media.getValue().get("schema"), example))
+                            .as(op.name() + " " + media.getKey() + " example " + example).isEmpty());
+                });
+            }
+        }
+    }
+
+    /** Where {@code value} breaks {@code schema}, a schema of the document (its references resolved there). */
+    private List<String> violations(JsonNode schema, JsonNode value) {
+        ObjectNode root = JsonNodeFactory.instance.objectNode();
+        root.set("components", docs.path("components"));
+        root.setAll((ObjectNode) schema);
+        return schemas.violations(Optional.of(root.toString()), value);
+    }
+
     /**
      * What the server answers in a day's work, successes and refusals, the OJS binding's too, is
      * listed for its operation, with its content type, and conforms to the documented schema.
@@ -349,10 +377,7 @@ class ApiDocsTest extends IntegrationTest {
         String type = response.contentType().split(";")[0].trim();
         JsonNode media = documented.path("content").path(type);
         assertThat(media.isMissingNode()).as(name + " documents " + type).isFalse();
-        ObjectNode schema = JsonNodeFactory.instance.objectNode();
-        schema.set("components", docs.path("components"));
-        schema.setAll((ObjectNode) media.get("schema"));
-        assertThat(schemas.violations(Optional.of(schema.toString()), response.body()))
+        assertThat(violations(media.get("schema"), response.body()))
                 .as(name + " conforms: " + response.raw().substring(0, Math.min(300, response.raw().length()))).isEmpty();
         return response.body();
     }
