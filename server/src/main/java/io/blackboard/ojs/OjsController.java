@@ -206,7 +206,8 @@ class OjsController {
         if (worker == null) {
             throw OjsException.invalid("worker_id is required");
         }
-        JsonNode listed = request.path("active_jobs").isArray() ? request.get("active_jobs") : request.get("active_job_ids");
+        // active_jobs, else active_job_ids: one that is there but no array is refused, never ignored
+        JsonNode listed = request.hasNonNull("active_jobs") ? request.get("active_jobs") : request.get("active_job_ids");
         List<UUID> jobs = new ArrayList<>();
         if (listed != null && !listed.isNull()) {
             if (!listed.isArray() || listed.size() > 10_000) {

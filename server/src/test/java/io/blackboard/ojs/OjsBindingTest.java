@@ -247,6 +247,16 @@ class OjsBindingTest extends IntegrationTest {
         assertThat(unknown.at("/error/code").asString()).isEqualTo("not_found");
     }
 
+    /** active_jobs that is no array is refused, never ignored (ContractTest found it ignored). */
+    @Test
+    void aHeartbeatWhoseActiveJobsIsNoArrayIsRefused() {
+        Api.Response beat = ojs().post("/ojs/v1/workers/heartbeat", Map.of("worker_id", "w", "active_jobs", "0"));
+
+        assertThat(beat.status()).as(beat.toString()).isEqualTo(400);
+        assertThat(beat.at("/error/code").asString()).isEqualTo("invalid_request");
+        assertThat(count("worker")).as("no worker made").isZero();
+    }
+
     @Test
     void aLateAnswerNamingAnEarlierAttemptIsRefused() {
         String id = enqueue("net.check", "attempts", Map.of());

@@ -107,6 +107,19 @@ class HostileInputTest extends IntegrationTest {
         });
     }
 
+    /** A value of the wrong JSON type is refused, never coerced (ContractTest found these taken). */
+    @Test
+    void aScalarOfTheWrongTypeIsABadRequestNotCoerced() throws Throwable {
+        UUID me = registerWorker("w");
+        unchanged(() -> {
+            assertProblem(api.post("/workers/register", Map.of("name", "x", "hostname", -1)), 400, "hostname");
+            assertProblem(api.post("/workers/register", Map.of("name", true)), 400, "name");
+            assertProblem(api.post("/blackboard/dead-letters/rerun", Map.of("correlationId", 1.5)), 400,
+                    "correlationId");
+            assertProblem(api.post("/blackboard/job", Map.of("workerId", me, "limit", "1")), 400, "limit");
+        });
+    }
+
     private void fixtures() {
         Api registrar = api.as("test-worker");
         Api.Response me = registrar.post("/workers/register", Map.of("name", "me", "concurrency", 5));
