@@ -65,6 +65,7 @@ class OjsApiDocs {
             "409", "conflict or duplicate: the job is not where this call needs it (not active, held by another "
                     + "worker or attempt, already ended, not a dead letter), or its id is taken",
             "413", "invalid_request: the body is larger than BLACKBOARD_MAX_BODY_SIZE",
+            "415", "invalid_request: a Content-Type header that is not a media type at all",
             "422", "unsupported: an OJS-Version other than 1.x; schema_validation: a retry policy that cannot run, "
                     + "args or a result the function block's JSON Schema refuses",
             "500", "backend_error: the server failed; the failure is logged",
@@ -104,6 +105,9 @@ class OjsApiDocs {
                     .schema(new Schema<>().types(Set.of("string"))));
         }
         List<String> codes = new ArrayList<>(List.of("400", "413", "422", "500", "503"));
+        if (doc.request() != null) {
+            codes.add("415"); // a Content-Type that cannot be parsed
+        }
         codes.addAll(doc.errors());
         codes.forEach(code -> responses.addApiResponse(code,
                 new ApiResponse().description(ERRORS.get(code)).content(ojs("OjsError"))));

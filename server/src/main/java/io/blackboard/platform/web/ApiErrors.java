@@ -13,7 +13,8 @@ import java.util.Set;
 
 /**
  * The error answers of one operation. Some come before any controller, from the filters, on
- * every path (the OJS binding's included): 401 for an unknown token (even where none is needed),
+ * every path (the OJS binding's included): 400 for a malformed Blackboard-Timeout-Ms or what the
+ * firewall refuses, 401 for an unknown token (even where none is needed),
  * 403 for a token of another role, 413 for a body over BLACKBOARD_MAX_BODY_SIZE, 503 with
  * Retry-After for load shedding. The rest are the controllers' and the framework's, as problems:
  * 400, 404 where a path names an id, 406 when Accept excludes JSON, 415 for a body that is no
@@ -59,6 +60,8 @@ final class ApiErrors {
                         ? "worker" : path.startsWith("/function-blocks") ? "function block" : "job")));
             }
         }
+        filterLevel(responses, "400", "A malformed " + Caller.TIMEOUT_HEADER + ", or a request the firewall refuses "
+                + "(an encoded %, ; or line break in the path, a NUL in a query value)");
         ApiResponses sorted = new ApiResponses();
         responses.keySet().stream().sorted().forEach(code -> {
             ApiResponse response = responses.get(code);

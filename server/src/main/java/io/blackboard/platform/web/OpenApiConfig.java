@@ -10,12 +10,16 @@ import io.swagger.v3.oas.models.media.IntegerSchema;
 import io.swagger.v3.oas.models.media.ObjectSchema;
 import io.swagger.v3.oas.models.media.Schema;
 import io.swagger.v3.oas.models.media.StringSchema;
+import io.swagger.v3.oas.models.parameters.HeaderParameter;
+import io.swagger.v3.oas.models.parameters.Parameter;
 import io.swagger.v3.oas.models.security.SecurityRequirement;
 import io.swagger.v3.oas.models.security.SecurityScheme;
+import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.springdoc.core.customizers.OpenApiCustomizer;
 import org.springdoc.core.customizers.PropertyCustomizer;
 import org.springdoc.core.utils.SpringDocUtils;
@@ -123,10 +127,33 @@ class OpenApiConfig {
             openApi.getComponents().addSchemas(PROBLEM, problemSchema());
             openApi.getPaths().forEach((path, item) -> item.readOperationsMap().forEach((method, operation) -> {
                 secure(access, method.name(), path, operation);
+                if (operation.getParameters() == null || operation.getParameters().stream()
+                        .noneMatch(parameter -> Caller.TIMEOUT_HEADER.equals(parameter.getName()))) {
+                    operation.addParametersItem(deadline());
+                }
                 ApiErrors.document(path, operation);
+                optionalBodyMayBeNull(operation);
             }));
             ApiExamples.fill(openApi);
         };
+    }
+
+    /** A body that is optional may be sent as JSON null too: the same as none. */
+    private static void optionalBodyMayBeNull(Operation operation) {
+        if (operation.getRequestBody() == null || Boolean.TRUE.equals(operation.getRequestBody().getRequired())) {
+            return;
+        }
+        operation.getRequestBody().getContent().values().forEach(media -> media.setSchema(new Schema<>()
+                .anyOf(List.of(media.getSchema(), new Schema<>().types(Set.of("null"))))));
+    }
+
+    /** Every request may say how long its client waits (CallerFilter); docs/api.md, "Request deadlines". */
+    private static Parameter deadline() {
+        return new HeaderParameter().name(Caller.TIMEOUT_HEADER).required(false)
+                .description("How long the client waits for the answer, from sending the request: no work is "
+                        + "done for an answer nobody reads (a poll, push or create past it is 503 deadline-passed)")
+                .schema(new IntegerSchema().format("int64").minimum(BigDecimal.ZERO)
+                        .maximum(BigDecimal.valueOf(CallerFilter.MAX_TIMEOUT_MS)));
     }
 
     /** The callers the filter chain lets through, as security requirements; none for a public one. */

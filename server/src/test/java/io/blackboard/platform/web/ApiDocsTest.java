@@ -118,6 +118,9 @@ class ApiDocsTest extends IntegrationTest {
             assertThat(op.operation().has("security")).as(name + " states its security").isTrue();
             assertThat(op.response("401").isMissingNode()).as(name + " 401 (an unknown token)").isFalse();
             assertThat(op.response("413").isMissingNode()).as(name + " 413").isFalse();
+            assertThat(op.operation().path("parameters").valueStream()
+                    .anyMatch(parameter -> parameter.path("name").asString().equals(Caller.TIMEOUT_HEADER)))
+                    .as(name + " takes " + Caller.TIMEOUT_HEADER).isTrue();
             assertThat(op.response("503").path("headers").has("Retry-After")).as(name + " 503 with Retry-After").isTrue();
             if (!op.isPublic()) {
                 assertThat(op.schemes()).as(name + " names its callers").isNotEmpty();
@@ -164,7 +167,7 @@ class ApiDocsTest extends IntegrationTest {
                             assertThat(schemas).as(name).containsExactly(PROBLEM);
                         } else if (Set.of("401", "403").contains(code)) {
                             assertThat(schemas).as(name + ": refused before the binding").containsExactly(PROBLEM);
-                        } else if (Set.of("413", "503").contains(code)) {
+                        } else if (Set.of("400", "413", "503").contains(code)) {
                             assertThat(schemas).as(name + ": by a filter, or by the binding").contains(PROBLEM)
                                     .hasSize(2);
                         } else {
@@ -326,6 +329,10 @@ class ApiDocsTest extends IntegrationTest {
         refused(413, "POST", "/blackboard/jobs", send("POST", "/blackboard/jobs", "application/json", null, large));
         refused(413, "POST", "/ojs/v1/jobs", send("POST", "/ojs/v1/jobs", "application/json", null, large));
         refused(400, "POST", "/ojs/v1/jobs", send("POST", "/ojs/v1/jobs", "text/plain", null, "{}"));
+        HttpRequest malformed = HttpRequest.newBuilder(URI.create(api.baseUrl() + "/ojs/v1/queues"))
+                .header(Caller.TIMEOUT_HEADER, "soon").header("Authorization", "Bearer " + Api.ALL_ROLES).build();
+        refused(400, "GET", "/ojs/v1/queues", response(HttpClient.newHttpClient().send(malformed,
+                HttpResponse.BodyHandlers.ofString())));
         HttpRequest unsupported = HttpRequest.newBuilder(URI.create(api.baseUrl() + "/ojs/manifest"))
                 .header("OJS-Version", "2.0").build();
         refused(422, "GET", "/ojs/manifest", response(HttpClient.newHttpClient().send(unsupported,

@@ -293,7 +293,7 @@ final class ContractCases {
             case "oversize" -> valid.with(kind, valid.path(), valid.query(), "application/json",
                     new Raw(withMember(valid.body().text(), "\"x\": [" + String.join(",",
                             Collections.nCopies(2_300_000 / 8, "\"abcde\"")) + "]")), false);
-            default -> bodyMutation(kind, valid, random);
+            default -> bodyMutation(kind, valid, operation.bodyRequired(), random);
         };
     }
 
@@ -432,14 +432,16 @@ final class ContractCases {
                 invalid);
     }
 
-    private Case bodyMutation(String kind, Case valid, Random random) {
+    private Case bodyMutation(String kind, Case valid, boolean bodyRequired, Random random) {
         JsonNode tree = ((Json) valid.body()).tree().deepCopy();
         ObjectNode target = anObject(tree, random);
         if (target == null || (target.isEmpty() && !kind.equals("extra field"))) {
             JsonNode replacement = List.<JsonNode>of(NODES.numberNode(42), NODES.stringNode("x"), NODES.nullNode(),
                     NODES.booleanNode(true), tree.isArray() ? NODES.objectNode() : NODES.arrayNode())
                     .get(random.nextInt(5));
-            return valid.with(kind, valid.path(), valid.query(), "application/json", new Json(replacement), true);
+            // JSON null for an optional body is no body: valid (the document allows null there)
+            return valid.with(kind, valid.path(), valid.query(), "application/json", new Json(replacement),
+                    bodyRequired || !replacement.isNull());
         }
         List<String> names = new ArrayList<>(target.propertyNames());
         String name = names.isEmpty() ? "x" : names.get(random.nextInt(names.size()));
