@@ -107,6 +107,8 @@ class WorkerJobController {
             + "statement (two when results must be checked against a resultDataJsonSchema); each item is answered "
             + "with its own status, as a single push would be. Sending a batch again after a lost answer is safe: "
             + "the items that landed answer 200 again.")
+    @ApiResponse(responseCode = "200", description = "Each push's outcome, in order")
+    @ApiResponse(responseCode = "404", description = "No such worker (unknown or deleted): register again")
     @io.swagger.v3.oas.annotations.parameters.RequestBody(content = @Content(examples = @ExampleObject(value = """
             [{"jobId": "01a20125-34eb-7000-8a3e-3c1f5e0b9d21", "workerId": "01a2011d-6ef8-77fd-9a3c-2b4e1f0a7c55",
               "attempt": 1, "status": "SUCCESS", "result": {"lines": 120}},
