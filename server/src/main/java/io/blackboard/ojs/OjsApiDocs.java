@@ -128,14 +128,30 @@ class OjsApiDocs {
         return new Schema<>().$ref(REF + name);
     }
 
+    /** The worker's requests, whose optional fields the binding reads a null as absent. */
+    private static final List<String> NULL_AS_ABSENT = List.of("OjsFetch", "OjsAck", "OjsNack", "OjsHeartbeat");
+
     @SuppressWarnings("rawtypes")
     private static Map<String, Schema> schemas() {
         try {
-            return Json31.mapper().readValue(SCHEMAS, new TypeReference<Map<String, Schema>>() {
+            Map<String, Schema> schemas = Json31.mapper().readValue(SCHEMAS, new TypeReference<Map<String, Schema>>() {
             });
+            NULL_AS_ABSENT.forEach(name -> nullable(schemas.get(name)));
+            return schemas;
         } catch (com.fasterxml.jackson.core.JacksonException e) {
             throw new IllegalStateException("OjsApiDocs.SCHEMAS is not a map of schemas", e);
         }
+    }
+
+    @SuppressWarnings({"rawtypes", "unchecked"})
+    private static void nullable(Schema schema) {
+        ((Map<String, Schema>) schema.getProperties()).forEach((name, property) -> {
+            if ((schema.getRequired() == null || !schema.getRequired().contains(name)) && property.getTypes() != null) {
+                Set<String> types = new java.util.LinkedHashSet<>(property.getTypes());
+                types.add("null");
+                property.setTypes(types);
+            }
+        });
     }
 
     private static final String SCHEMAS = """

@@ -60,6 +60,9 @@ final class ApiErrors {
                         ? "worker" : path.startsWith("/function-blocks") ? "function block" : "job")));
             }
         }
+        if (path.contains("{id}")) {
+            filterLevel(responses, "404", "An empty id: no such path");
+        }
         filterLevel(responses, "400", "A malformed " + Caller.TIMEOUT_HEADER + ", or a request the firewall refuses "
                 + "(an encoded %, ; or line break in the path, a NUL in a query value)");
         ApiResponses sorted = new ApiResponses();

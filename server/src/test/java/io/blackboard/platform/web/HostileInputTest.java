@@ -117,6 +117,8 @@ class HostileInputTest extends IntegrationTest {
             assertProblem(api.post("/blackboard/dead-letters/rerun", Map.of("correlationId", 1.5)), 400,
                     "correlationId");
             assertProblem(api.post("/blackboard/job", Map.of("workerId", me, "limit", "1")), 400, "limit");
+            assertProblem(api.post("/workers/register", Map.of("name", "x", "concurrency", " ")), 400, "");
+            assertProblem(api.post("/workers/register", Map.of("name", "x", "concurrency", "\u0000")), 400, "");
         });
     }
 
