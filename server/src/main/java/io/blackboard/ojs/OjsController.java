@@ -1,10 +1,12 @@
 package io.blackboard.ojs;
 
+import io.blackboard.platform.web.Caller;
 import io.blackboard.platform.web.ServerVersion;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.Parameter;
 import io.swagger.v3.oas.annotations.media.Schema;
 import io.swagger.v3.oas.annotations.tags.Tag;
+import jakarta.servlet.http.HttpServletRequest;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -102,8 +104,9 @@ class OjsController {
 
     @Operation(summary = "Enqueue a job")
     @PostMapping(V1 + "/jobs")
-    ResponseEntity<JsonNode> enqueue(@RequestBody(required = false) byte[] body,
+    ResponseEntity<JsonNode> enqueue(HttpServletRequest http, @RequestBody(required = false) byte[] body,
             @Parameter(hidden = true) @RequestHeader(value = "Content-Type", required = false) String contentType) {
+        Caller.of(http).requireWaiting(); // a client past its deadline, or gone: nothing done
         ObjectNode job = service.enqueue(List.of(read(body, contentType))).getFirst();
         ObjectNode answer = json.createObjectNode();
         answer.set("job", job);
@@ -114,8 +117,9 @@ class OjsController {
     /** Several jobs, all or none. */
     @Operation(summary = "Enqueue several jobs, all or none")
     @PostMapping(V1 + "/jobs/batch")
-    ResponseEntity<JsonNode> enqueueBatch(@RequestBody(required = false) byte[] body,
+    ResponseEntity<JsonNode> enqueueBatch(HttpServletRequest http, @RequestBody(required = false) byte[] body,
             @Parameter(hidden = true) @RequestHeader(value = "Content-Type", required = false) String contentType) {
+        Caller.of(http).requireWaiting(); // a client past its deadline, or gone: nothing done
         JsonNode request = read(body, contentType);
         JsonNode jobs = request.get("jobs");
         if (jobs == null || !jobs.isArray()) {
@@ -144,8 +148,9 @@ class OjsController {
 
     @Operation(summary = "Fetch (claim) jobs of the given queues, in their order; never waits")
     @PostMapping(V1 + "/workers/fetch")
-    ResponseEntity<JsonNode> fetch(@RequestBody(required = false) byte[] body,
+    ResponseEntity<JsonNode> fetch(HttpServletRequest http, @RequestBody(required = false) byte[] body,
             @Parameter(hidden = true) @RequestHeader(value = "Content-Type", required = false) String contentType) {
+        Caller.of(http).requireWaiting(); // a client past its deadline, or gone: nothing done
         JsonNode request = read(body, contentType);
         JsonNode queuesNode = request.get("queues");
         List<String> queues = new ArrayList<>();
@@ -169,8 +174,9 @@ class OjsController {
 
     @Operation(summary = "Acknowledge a job: completed, with its result")
     @PostMapping(V1 + "/workers/ack")
-    ResponseEntity<JsonNode> ack(@RequestBody(required = false) byte[] body,
+    ResponseEntity<JsonNode> ack(HttpServletRequest http, @RequestBody(required = false) byte[] body,
             @Parameter(hidden = true) @RequestHeader(value = "Content-Type", required = false) String contentType) {
+        Caller.of(http).requireWaiting(); // a client past its deadline, or gone: nothing done
         JsonNode request = read(body, contentType);
         return ok(service.ack(id(text(request, "job_id"), "job_id"), text(request, "worker_id"), attempt(request),
                 request.get("result")));
@@ -178,8 +184,9 @@ class OjsController {
 
     @Operation(summary = "Fail a job: retried, dead-lettered or discarded by its retry policy; requeue hands it back")
     @PostMapping(V1 + "/workers/nack")
-    ResponseEntity<JsonNode> nack(@RequestBody(required = false) byte[] body,
+    ResponseEntity<JsonNode> nack(HttpServletRequest http, @RequestBody(required = false) byte[] body,
             @Parameter(hidden = true) @RequestHeader(value = "Content-Type", required = false) String contentType) {
+        Caller.of(http).requireWaiting(); // a client past its deadline, or gone: nothing done
         JsonNode request = read(body, contentType);
         JsonNode error = request.get("error");
         if (error == null || !error.isObject()) {

@@ -2,6 +2,7 @@ package io.blackboard.ojs;
 
 import io.blackboard.platform.errors.BodyTooLarge;
 import io.blackboard.platform.errors.ProblemHandler;
+import io.blackboard.platform.web.Caller;
 import jakarta.servlet.http.HttpServletRequest;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -49,6 +50,17 @@ class OjsErrors {
             error.put("docs_url", DOCS);
         }
         return answer(e.status(), error);
+    }
+
+    /**
+     * The client's deadline ({@code Blackboard-Timeout-Ms}) passed, or it closed its connection,
+     * before the work began: nothing was done, and nobody may read this answer.
+     */
+    @ExceptionHandler(Caller.AnswerUnwanted.class)
+    ResponseEntity<ObjectNode> unwanted(Caller.AnswerUnwanted e, HttpServletRequest request) {
+        return ResponseEntity.status(HttpStatus.SERVICE_UNAVAILABLE).header("Retry-After", "1")
+                .contentType(OjsHeaders.OJS_JSON)
+                .body(wrap(envelope("backend_error", e.getMessage(), true, request)));
     }
 
     /** PostgreSQL unreachable or the pool exhausted: the request may be repeated. */

@@ -159,6 +159,26 @@ class RequestDeadlineTest extends BlackboardTest {
     }
 
     @Test
+    void anOjsFetchOrEnqueuePastItsDeadlineDoesNothing() {
+        Api.Response enqueued = api.as("test-engine").post("/ojs/v1/jobs",
+                Map.of("type", "ojs.deadline", "args", List.of(1), "options", Map.of("queue", "late")));
+        assertThat(enqueued.status()).as(enqueued.toString()).isEqualTo(201);
+        String job = enqueued.at("/job/id").asString();
+
+        Api.Response fetched = api.as("test-ojs-worker").with(TIMEOUT, "0").post("/ojs/v1/workers/fetch",
+                Map.of("queues", List.of("late"), "worker_id", "late-worker"));
+        assertThat(fetched.status()).as(fetched.toString()).isEqualTo(503);
+        assertThat(fetched.at("/error/code").asString()).isEqualTo("backend_error");
+        assertThat(fetched.headers().firstValue("Retry-After")).isPresent();
+        assertThat(status(UUID.fromString(job))).as("not claimed").isEqualTo("PENDING");
+
+        Api.Response late = api.as("test-engine").with(TIMEOUT, "0").post("/ojs/v1/jobs",
+                Map.of("type", "ojs.deadline", "args", List.of(2), "options", Map.of("queue", "late")));
+        assertThat(late.status()).as(late.toString()).isEqualTo(503);
+        assertThat(count("job")).as("only the first job").isEqualTo(1);
+    }
+
+    @Test
     void aBudgetWithinItIsServedAsUsual() {
         UUID job = createJob(echo, Map.of());
         Api.Response response = api.with(TIMEOUT, "30000")

@@ -337,8 +337,11 @@ final class ContractCases {
             boolean required = p.path("required").asBoolean(false);
             for (Param param : c.query()) {
                 if (param.name().equals(p.path("name").asString())) {
-                    // an empty value of an optional parameter is its absence, as servers read it
-                    if (!(param.value().isEmpty() && !required) && breaks(p.path("schema"), param.value())) {
+                    // an empty value of an optional parameter is its absence, as servers read it; so
+                    // is a blank one of a parameter converted from text (a number, a uuid)
+                    boolean absent = !required && (param.value().isEmpty()
+                            || param.value().isBlank() && converted(contract.resolve(p.path("schema"))));
+                    if (!absent && breaks(p.path("schema"), param.value())) {
                         return true;
                     }
                     if (!array) {
@@ -348,6 +351,11 @@ final class ContractCases {
             }
         }
         return false;
+    }
+
+    /** Whether the server converts the parameter's text to another type (where blank reads as absent). */
+    private static boolean converted(JsonNode schema) {
+        return !type(schema).equals("string") || schema.has("format");
     }
 
     /** Whether a value certainly breaks its parameter's schema (type, range, length, enum, uuid). */
