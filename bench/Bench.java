@@ -111,6 +111,8 @@ public class Bench {
         bench.logDir = Path.of(opt.getOrDefault("log-dir", bench.logDir.toString()));
         bench.sdkJar = Path.of(opt.getOrDefault("sdk-jar", bench.sdkJar.toString()));
         bench.python = opt.getOrDefault("python", bench.python);
+        bench.report.startupPlainMs = Double.parseDouble(opt.getOrDefault("startup-plain-ms", "NaN"));
+        bench.report.startupAotMs = Double.parseDouble(opt.getOrDefault("startup-aot-ms", "NaN"));
         Thread watchdog = Thread.ofPlatform().daemon().start(() -> {
             try {
                 Thread.sleep(TimeUnit.MINUTES.toMillis(mode == FULL ? 45 : 12));
@@ -1444,7 +1446,7 @@ public class Bench {
                             [--phases warmup,pgbench,e2e,sdk,batch,claim,enqueue,latency,backlog,ping,drift,rss]
                             [--set warmupSec=30,e2eSec=60,...] [--out FILE] [--no-vacuum]
                             [--log-dir target/bench] [--sdk-jar sdk/java/target/blackboard-sdk-0.1.0-SNAPSHOT.jar]
-                            [--python /usr/bin/python3]
+                            [--python /usr/bin/python3] [--startup-plain-ms MS] [--startup-aot-ms MS]
                         Normally started by bench/run.sh, which starts the server and database first.""");
                 System.exit(0);
             }

@@ -115,6 +115,7 @@ cleanup() {
     kill -9 "$server_pid" 2>/dev/null || true
   fi
   rm -f "$server_jar"
+  [ -z "${app:-}" ] || rm -rf "$app"
   if [ "$keep_db" = 0 ]; then
     psql_admin -c "drop database if exists $db with (force)" >/dev/null 2>&1 || true
   else
@@ -135,33 +136,72 @@ fi
 server_jar="$work/$db.server.jar"
 ln -sf "$(realpath "$jar")" "$server_jar"
 
+# The server, started with "$@" after the JVM options; answers when it is ready (readiness UP),
+# with the milliseconds from launch to readiness in $started_ms.
 start_server() {
-  echo "== server: $jar on port $port, database $db, -Xmx$heap $jvm_opts, job retention $retention, log $log"
+  echo "== server: $jar on port $port, database $db, -Xmx$heap $jvm_opts $*, job retention $retention, log $log"
+  local begin
+  begin=$(date +%s%N)
   # shellcheck disable=SC2086
   BLACKBOARD_WORKER_TOKENS="$token" BLACKBOARD_ENGINE_TOKENS="$token" BLACKBOARD_OPERATOR_TOKENS="$token" \
   SPRING_DATASOURCE_URL="jdbc:postgresql://$pg_host:$pg_port/$db" \
   SPRING_DATASOURCE_USERNAME="$pg_user" SPRING_DATASOURCE_PASSWORD="${PGPASSWORD:-}" SERVER_PORT="$port" \
-  BLACKBOARD_JOB_RETENTION="$retention" MALLOC_ARENA_MAX=2 "$java" "-Xmx$heap" $jvm_opts "${jfr_opts[@]}" -jar "$server_jar" >"$log" 2>&1 &
+  BLACKBOARD_JOB_RETENTION="$retention" MALLOC_ARENA_MAX=2 "$java" "-Xmx$heap" $jvm_opts "${jfr_opts[@]}" "$@" >"$log" 2>&1 &
   server_pid=$!
-  for i in $(seq 1 120); do
-    if curl -sf -H "Authorization: Bearer $token" "http://127.0.0.1:$port/actuator/health" >/dev/null 2>&1; then
+  for i in $(seq 1 2400); do
+    if curl -sf "http://127.0.0.1:$port/actuator/health/readiness" >/dev/null 2>&1; then
+      started_ms=$(( ($(date +%s%N) - begin) / 1000000 ))
+      echo "== ready in $started_ms ms"
       return 0
     fi
     if ! kill -0 "$server_pid" 2>/dev/null; then
       if grep -q "already in use" "$log"; then return 2; fi  # someone took the port meanwhile
       echo "server died:" >&2; tail -40 "$log" >&2; exit 1
     fi
-    sleep 1
+    sleep 0.05
   done
   echo "server did not start in 120 s" >&2; tail -40 "$log" >&2; exit 1
 }
 
-for attempt in 1 2 3 4 5; do
-  rc=0; start_server || rc=$?
-  [ "$rc" = 0 ] && break
-  [ "$attempt" = 5 ] && { echo "no free port after 5 attempts" >&2; exit 1; }
-  port=$(free_port)
-done
+start_on_a_free_port() {
+  for attempt in 1 2 3 4 5; do
+    rc=0; start_server "$@" || rc=$?
+    [ "$rc" = 0 ] && return 0
+    [ "$attempt" = 5 ] && { echo "no free port after 5 attempts" >&2; exit 1; }
+    port=$(free_port)
+  done
+}
+
+stop_server() {
+  kill "$server_pid" 2>/dev/null || true
+  for _ in $(seq 1 45); do kill -0 "$server_pid" 2>/dev/null || break; sleep 1; done
+  kill -9 "$server_pid" 2>/dev/null || true
+  server_pid=""
+}
+
+# Start-up (issue 27), on the idle machine before any load: the plain jar, then the ahead-of-time
+# start of docs/operations.md (the jar extracted, a training run's JVM cache, the context's
+# ahead-of-time beans), which then serves the whole run, as a deployment would run it. A jar
+# built before the ahead-of-time processing (--jar, A/B runs) runs plainly.
+start_on_a_free_port -jar "$server_jar"
+startup_plain_ms=$started_ms
+stop_server
+startup_aot_ms=""
+if unzip -Z1 "$jar" 'BOOT-INF/classes/io/blackboard/BlackboardApplication__ApplicationContextInitializer.class' \
+    >/dev/null 2>&1; then
+  app="$work/$db.app"
+  "$java" -Djarmode=tools -jar "$(realpath "$jar")" extract --destination "$app" >/dev/null
+  app_jar="$app/$(basename "$(realpath "$jar")")"
+  # shellcheck disable=SC2086
+  SPRING_DATASOURCE_URL=jdbc:postgresql://127.0.0.1:1/none SERVER_PORT=0 "$java" "-Xmx$heap" $jvm_opts \
+    -XX:AOTCacheOutput="$app/blackboard.aot" -Dspring.aot.enabled=true -Dspring.context.exit=onRefresh \
+    -jar "$app_jar" >"$work/$db.training.log" 2>&1 || { tail -40 "$work/$db.training.log" >&2; exit 1; }
+  start_on_a_free_port -XX:AOTCache="$app/blackboard.aot" -Dspring.aot.enabled=true -jar "$app_jar"
+  startup_aot_ms=$started_ms
+else
+  echo "== $jar has no ahead-of-time code: the run uses the plain jar"
+  start_on_a_free_port -jar "$server_jar"
+fi
 
 cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
 mem=$(awk '/MemTotal/ {printf "%.0f GiB", $2 / 1048576}' /proc/meminfo)
@@ -170,7 +210,7 @@ autovacuum=$(psql -X -At -h "$pg_host" -p "$pg_port" -U "$pg_user" -d "$db" -c "
 echo "== machine: $(nproc) cores ($cpu), $mem; PostgreSQL $pg_version (autovacuum $autovacuum);" \
   "$("$java" -version 2>&1 | head -1)"
 
-args=(--mode "$mode" --url "http://127.0.0.1:$port" --token "$token" --db "$db" --server-pid "$server_pid"
+args=(--startup-plain-ms "$startup_plain_ms" --startup-aot-ms "${startup_aot_ms:-NaN}" --mode "$mode" --url "http://127.0.0.1:$port" --token "$token" --db "$db" --server-pid "$server_pid"
       --pg-host "$pg_host" --pg-port "$pg_port" --pg-user "$pg_user" --bench-dir bench
       --out "${out:-$work/$db.md}" --log-dir "$work" --sdk-jar "$sdk_jar" --python "${BENCH_PYTHON:-/usr/bin/python3}")
 if [ -n "$phases" ]; then args+=(--phases "$phases"); fi
