@@ -17,6 +17,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.zip.ZipFile;
 
 /** One Blackboard server process: the real jar, its own port, the shared database. */
 final class Replica implements AutoCloseable {
@@ -202,19 +203,31 @@ final class Replica implements AutoCloseable {
                 run(List.of(java(), "-Djarmode=tools", "-jar", jar.toString(), "extract", "--destination",
                         app.toString()), Map.of());
                 Path extracted = app.resolve(jar.getFileName());
+                // a jar built by Maven on a JVM older than 21 has no ahead-of-time code (server/pom.xml)
+                List<String> aot = hasAotCode(jar) ? List.of("-Dspring.aot.enabled=true") : List.of();
                 List<String> training = new ArrayList<>(List.of(java()));
                 training.addAll(JVM_OPTIONS);
-                training.addAll(List.of("-XX:AOTCacheOutput=" + cache, "-Dspring.aot.enabled=true",
-                        "-Dspring.context.exit=onRefresh", "-jar", extracted.toString()));
+                training.add("-XX:AOTCacheOutput=" + cache);
+                training.addAll(aot);
+                training.addAll(List.of("-Dspring.context.exit=onRefresh", "-jar", extracted.toString()));
                 run(training, Map.of("SPRING_DATASOURCE_URL", "jdbc:postgresql://127.0.0.1:1/none",
                         "SERVER_PORT", "0"));
                 if (!Files.exists(cache)) {
                     throw new IllegalStateException("The training run wrote no cache; see target/chaos-logs");
                 }
-                return new Launch(List.of("-XX:AOTCache=" + cache, "-Dspring.aot.enabled=true", "-jar",
-                        extracted.toString()));
+                List<String> arguments = new ArrayList<>(List.of("-XX:AOTCache=" + cache));
+                arguments.addAll(aot);
+                arguments.addAll(List.of("-jar", extracted.toString()));
+                return new Launch(List.copyOf(arguments));
             } catch (IOException e) {
                 throw new IllegalStateException(e);
+            }
+        }
+
+        private static boolean hasAotCode(Path jar) throws IOException {
+            String initializer = "BOOT-INF/classes/io/blackboard/BlackboardApplication__ApplicationContextInitializer.class";
+            try (ZipFile zip = new ZipFile(jar.toFile())) {
+                return zip.getEntry(initializer) != null;
             }
         }
 
