@@ -139,8 +139,8 @@ public class Bench {
         report.loadBefore = loadAverage();
         if (!noVacuum && "off".equals(sql.run("show autovacuum"))) {
             report.vacuumNote = "autovacuum is off on this cluster; the driver stands in for it (checks every 60 s, "
-                    + "VACUUM ANALYZE past the dead-row thresholds at the table's cost limit and delay, by default "
-                    + "200 / 2 ms)";
+                    + "VACUUM ANALYZE past the dead-row and inserted-row thresholds, ANALYZE past the changed-row "
+                    + "one, at the table's cost limit and delay, by default 200 / 2 ms)";
             Thread.ofPlatform().daemon().name("autovacuum-stand-in").start(this::autovacuumStandIn);
         }
         List<Map.Entry<String, Phase>> plan = List.of(
@@ -183,32 +183,41 @@ public class Bench {
 
     /**
      * What autovacuum would do with PostgreSQL's defaults (naptime 1 min, cost limit 200, cost
-     * delay 2 ms) and the tables' own settings (scale factor, cost limit and delay from the
-     * migrations' reloptions), for a cluster that runs without it. Without it the dead index
-     * entries left by claimed jobs pile up and every claim walks them.
+     * delay 2 ms, its vacuum, insert and analyze thresholds) and the tables' own settings (scale
+     * factors, cost limit and delay from the migrations' reloptions), for a cluster that runs
+     * without it. Without it the dead index entries left by claimed jobs pile up and every claim
+     * walks them; without its ANALYZE a table recorded empty stays so for the planner as it fills.
      */
     void autovacuumStandIn() {
         while (true) {
             sleepMs(60_000);
             try {
                 for (String row : sql.run("""
-                        select s.relname, coalesce(o.cost_limit, '200'), coalesce(o.cost_delay, '2')
+                        select s.relname, coalesce(o.cost_limit, '200'), coalesce(o.cost_delay, '2'),
+                               case when s.n_dead_tup > 50 + coalesce(o.scale::float, 0.2) * t.n
+                                      or s.n_ins_since_vacuum > 1000 + coalesce(o.insert_scale::float, 0.2) * t.n
+                                    then 'vacuum (analyze)' else 'analyze' end
                           from pg_stat_user_tables s join pg_class c on c.oid = s.relid
+                         cross join lateral (select greatest(c.reltuples, 0) as n) t
                          cross join lateral (
                              select max(split_part(x, '=', 2)) filter (where x like 'autovacuum_vacuum_cost_limit=%') cost_limit,
                                     max(split_part(x, '=', 2)) filter (where x like 'autovacuum_vacuum_cost_delay=%') cost_delay,
-                                    max(split_part(x, '=', 2)) filter (where x like 'autovacuum_vacuum_scale_factor=%') scale
+                                    max(split_part(x, '=', 2)) filter (where x like 'autovacuum_vacuum_scale_factor=%') scale,
+                                    max(split_part(x, '=', 2)) filter (where x like 'autovacuum_vacuum_insert_scale_factor=%') insert_scale,
+                                    max(split_part(x, '=', 2)) filter (where x like 'autovacuum_analyze_scale_factor=%') analyze_scale
                                from unnest(coalesce(c.reloptions, '{}')) x) o
                          where s.relname in ('job', 'job_event', 'worker', 'worker_function_block')
-                           and s.n_dead_tup > 50 + coalesce(o.scale::float, 0.2) * s.n_live_tup
+                           and (s.n_dead_tup > 50 + coalesce(o.scale::float, 0.2) * t.n
+                                or s.n_ins_since_vacuum > 1000 + coalesce(o.insert_scale::float, 0.2) * t.n
+                                or s.n_mod_since_analyze > 50 + coalesce(o.analyze_scale::float, 0.1) * t.n)
                         """)
                         .lines().filter(l -> !l.isBlank()).toList()) {
                     String[] table = row.split("\\|");
                     long t0 = System.nanoTime();
                     sql.run("set vacuum_cost_limit = " + table[1], "set vacuum_cost_delay = '" + table[2] + "ms'",
-                            "vacuum (analyze) " + table[0]);
+                            table[3] + " " + table[0]);
                     vacuumRuns.incrementAndGet();
-                    log("autovacuum stand-in: vacuum analyze %s (cost limit %s, delay %s ms) took %.1f s", table[0],
+                    log("autovacuum stand-in: %s %s (cost limit %s, delay %s ms) took %.1f s", table[3], table[0],
                             table[1], table[2], (System.nanoTime() - t0) / 1e9);
                 }
             } catch (RuntimeException e) {

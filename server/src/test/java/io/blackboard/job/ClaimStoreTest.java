@@ -141,6 +141,27 @@ class ClaimStoreTest extends BlackboardTest {
                 .assertProbes("job_claim", "job_by_worker");
     }
 
+    /**
+     * Every job finished and past its retention, and a vacuum finds the job table empty: the
+     * generic plan a poll's connection makes then (and keeps as the table fills) still probes the
+     * PENDING index, not a scan of a table PostgreSQL would believe has no pages (V18).
+     */
+    @Test
+    void theClaimStillProbesThePendingIndexAfterTheJobTableEmptiedAndWasVacuumed() throws SQLException {
+        workerServingEcho(Map.of());
+        TestRows.jobsInEveryState(jdbc, echo, 1000);
+        jdbc.sql("delete from job").update();
+        jdbc.sql("vacuum analyze job").update();
+        MapSqlParameterSource poll = new MapSqlParameterSource("workerId", worker)
+                .addValue("functionBlockIds", SqlArrays.uuids(List.of(echo))).addValue("labels", "{}")
+                .addValue("hintPriorities", "{0}").addValue("hintCreatedAts", "{\"2026-01-01T00:00:00Z\"}")
+                .addValue("hintIds", "{" + UUID.randomUUID() + "}")
+                .addValue("concurrency", 20).addValue("timeoutMs", TIMEOUT.toMillis());
+
+        QueryPlan.genericAsTheTablesAreNow(dataSource, ClaimStore.JOB_CLAIM.replace(":limit", "10"), poll)
+                .assertProbes("job_claim", "job_by_worker");
+    }
+
     @Test
     void aHintedClaimStartsAfterItsHintWhileEnoughJobsAreThere() {
         workerServingEcho(Map.of("concurrency", 10));
