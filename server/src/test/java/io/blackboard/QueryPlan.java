@@ -33,22 +33,12 @@ public record QueryPlan(JsonNode json) {
 
     /** The plan the server settles on for {@code sql} (with named parameters, as in the stores) and these values. */
     public static QueryPlan of(DataSource dataSource, String sql, SqlParameterSource params) throws SQLException {
-        return explain(dataSource, sql, params, "auto", Mode.SEQ_SCANS_OFF);
+        return explain(dataSource, sql, params, "auto", false);
     }
 
     /** The generic plan, for a statement the server runs with {@code plan_cache_mode = force_generic_plan}. */
     public static QueryPlan generic(DataSource dataSource, String sql, SqlParameterSource params) throws SQLException {
-        return explain(dataSource, sql, params, "force_generic_plan", Mode.SEQ_SCANS_OFF);
-    }
-
-    /**
-     * The generic plan PostgreSQL makes on its own estimates of the tables as they are now,
-     * sequential scans allowed: the plan a connection that prepares the statement now keeps, and
-     * runs however the tables grow, until an ANALYZE of one of them makes it plan again.
-     */
-    public static QueryPlan genericAsTheTablesAreNow(DataSource dataSource, String sql, SqlParameterSource params)
-            throws SQLException {
-        return explain(dataSource, sql, params, "force_generic_plan", Mode.ESTIMATES);
+        return explain(dataSource, sql, params, "force_generic_plan", false);
     }
 
     /**
@@ -56,22 +46,17 @@ public record QueryPlan(JsonNode json) {
      * transaction rolled back after it: what it read, for {@link #buffersOf}.
      */
     public static QueryPlan analyze(DataSource dataSource, String sql, SqlParameterSource params) throws SQLException {
-        return explain(dataSource, sql, params, "auto", Mode.ANALYZE);
+        return explain(dataSource, sql, params, "auto", true);
     }
 
-    private enum Mode { SEQ_SCANS_OFF, ESTIMATES, ANALYZE }
-
     private static QueryPlan explain(DataSource dataSource, String sql, SqlParameterSource params,
-            String planCacheMode, Mode mode) throws SQLException {
-        boolean analyze = mode == Mode.ANALYZE;
+            String planCacheMode, boolean analyze) throws SQLException {
         Prepared prepared = Prepared.of(sql, params);
         try (Connection connection = dataSource.getConnection(); Statement statement = connection.createStatement()) {
             connection.setAutoCommit(false);
             try {
-                if (mode == Mode.SEQ_SCANS_OFF) {
-                    statement.execute("set local enable_seqscan = off");
-                }
                 if (!analyze) {
+                    statement.execute("set local enable_seqscan = off");
                     statement.execute("set local plan_cache_mode = " + planCacheMode);
                 }
                 statement.execute("prepare store_statement as " + prepared.sql());

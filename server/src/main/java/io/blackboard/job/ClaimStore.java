@@ -27,6 +27,11 @@ class ClaimStore {
      * the rest of the transaction run generic plans ({@code plan_cache_mode}): PostgreSQL would
      * otherwise plan every {@link #JOB_CLAIM} afresh, its custom plans looking cheaper than the
      * generic one, at about 0.7 ms of its CPU a claim; the generic plan probes the same indexes.
+     * And it has that plan made of ordered index probes whatever the statistics say at the moment
+     * a connection makes it (no sequential or bitmap scans): a connection keeps its generic plan
+     * until the next ANALYZE, and a plan made while the job table was recorded nearly empty
+     * (bitmap scans of a block's whole PENDING range, then a sort) kept reading all of it for every
+     * claim after the table filled: the benchmark's mixed load fell to about 100 jobs/s.
      * <p>
      * It locks the row without writing it ({@code for no key update}, the lock an update takes),
      * and records the poll ({@code last_polled_at}, read by the deaf-worker check and the
@@ -36,7 +41,9 @@ class ClaimStore {
     static final String WORKER_POLL = """
             with polled as materialized (
                 select w.id, w.state, w.directive, w.concurrency, w.labels, w.last_polled_at
-                  from worker w, (select set_config('plan_cache_mode', 'force_generic_plan', true)) as generic_plans
+                  from worker w, (select set_config('plan_cache_mode', 'force_generic_plan', true),
+                                         set_config('enable_bitmapscan', 'off', true),
+                                         set_config('enable_seqscan', 'off', true)) as generic_plans
                  where w.id = :workerId and w.deleted_at is null
                    for no key update of w),
             recorded as (

@@ -112,33 +112,6 @@ class WorkerStoreTest extends IntegrationTest {
     }
 
     /**
-     * The tables empty (every job finished and past its retention, the workers gone) and a
-     * vacuum finds them so. Truncated to no pages, they would be planned as scans of nothing,
-     * and a connection that prepared the heartbeat then would keep reading the whole job table
-     * for each ping as it filled again, until the next ANALYZE: the benchmark's mixed load fell
-     * from about 1,400 to 100 jobs/s. The tables keep their pages, and the plan its probes.
-     */
-    @Test
-    void aPingStillProbesByIndexAfterTheTablesEmptiedAndWereVacuumed() throws SQLException {
-        UUID id = registerWorker("w");
-        TestRows.workers(jdbc, 2000);
-        TestRows.jobsInEveryState(jdbc, registerBlocks(id, List.of(block("echo", "1"))).getFirst(), 1000);
-        jdbc.sql("delete from job").update();
-        jdbc.sql("delete from worker_function_block").update();
-        jdbc.sql("delete from worker").update();
-        for (String table : List.of("job", "worker", "worker_function_block")) {
-            jdbc.sql("vacuum analyze " + table).update();
-        }
-
-        // which of worker's indexes on id: the planner's choice, for a table it believes empty
-        QueryPlan.genericAsTheTablesAreNow(dataSource, WorkerStore.WORKER_PING, new MapSqlParameterSource("id", id))
-                .assertProbes("job_by_worker");
-        QueryPlan.genericAsTheTablesAreNow(dataSource, WorkerStore.WORKER_PINGS,
-                new MapSqlParameterSource("ids", SqlArrays.uuids(List.of(id))))
-                .assertProbes("job_by_worker");
-    }
-
-    /**
      * The idle pings that arrive together: one statement, each worker answered in the order asked.
      * Only ONLINE workers are found: a worker to bring back is left as it is, for the revival
      * that records it.
