@@ -82,8 +82,14 @@ class JobLeases implements HeldJobs {
      */
     @Transactional
     int releaseUndelivered(UUID workerId, List<JobView> claimed) {
-        List<UUID> released = store.releaseUndelivered(workerId, claimed.stream().map(JobView::id).toList(),
+        return releaseUndelivered(workerId, claimed.stream().map(JobView::id).toList(),
                 claimed.stream().map(JobView::attempt).toList());
+    }
+
+    /** {@link #releaseUndelivered(UUID, List)} by the claims' job ids and attempts, in that order. */
+    @Transactional
+    int releaseUndelivered(UUID workerId, List<UUID> jobIds, List<Integer> attempts) {
+        List<UUID> released = store.releaseUndelivered(workerId, jobIds, attempts);
         metrics.undelivered(released.size());
         if (!released.isEmpty()) {
             log.info("The answer to worker {} carrying {} claims was not delivered: released to PENDING", workerId,

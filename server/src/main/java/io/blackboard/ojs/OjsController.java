@@ -150,7 +150,8 @@ class OjsController {
     @PostMapping(V1 + "/workers/fetch")
     ResponseEntity<JsonNode> fetch(HttpServletRequest http, @RequestBody(required = false) byte[] body,
             @Parameter(hidden = true) @RequestHeader(value = "Content-Type", required = false) String contentType) {
-        Caller.of(http).requireWaiting(); // a client past its deadline, or gone: nothing done
+        Caller caller = Caller.of(http);
+        caller.requireWaiting(); // a client past its deadline, or gone: nothing done
         JsonNode request = read(body, contentType);
         JsonNode queuesNode = request.get("queues");
         List<String> queues = new ArrayList<>();
@@ -168,7 +169,8 @@ class OjsController {
                 ? number(request, "visibility_timeout_ms", 1, 31L * 24 * 3600 * 1000, 0) : null;
         ObjectNode answer = json.createObjectNode();
         ArrayNode jobs = answer.putArray("jobs");
-        service.fetch(queues.stream().distinct().toList(), count, text(request, "worker_id"), lease).forEach(jobs::add);
+        service.fetch(queues.stream().distinct().toList(), count, text(request, "worker_id"), lease, caller)
+                .forEach(jobs::add);
         return ok(answer);
     }
 

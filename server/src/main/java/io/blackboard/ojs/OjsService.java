@@ -2,7 +2,9 @@ package io.blackboard.ojs;
 
 import io.blackboard.functionblock.Schemas;
 import io.blackboard.job.JobWakeups;
+import io.blackboard.job.UndeliveredClaims;
 import io.blackboard.platform.sql.Ids;
+import io.blackboard.platform.web.Caller;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -41,11 +43,14 @@ class OjsService {
 
     private final OjsStore store;
     private final JobWakeups wakeups;
+    private final UndeliveredClaims undelivered;
     private final TransactionTemplate tx;
     private final JsonMapper json;
     private final Schemas schemas;
 
-    OjsService(OjsStore store, JobWakeups wakeups, TransactionTemplate tx, JsonMapper json, Schemas schemas) {
+    OjsService(OjsStore store, JobWakeups wakeups, UndeliveredClaims undelivered, TransactionTemplate tx,
+            JsonMapper json, Schemas schemas) {
+        this.undelivered = undelivered;
         this.schemas = schemas;
         this.store = store;
         this.wakeups = wakeups;
@@ -147,17 +152,38 @@ class OjsService {
         return cancelled.toJson(json);
     }
 
-    /** Claims up to {@code count} jobs of the queues for the worker; none while it is told to be quiet. */
-    List<ObjectNode> fetch(List<String> queues, int count, @Nullable String workerId, @Nullable Long leaseMs) {
+    /**
+     * Claims up to {@code count} jobs of the queues for the worker; none while it is told to be
+     * quiet. Claims whose caller has gone meanwhile, or whose answer then cannot be written, go
+     * back to PENDING at once, as a native poll's do.
+     */
+    List<ObjectNode> fetch(List<String> queues, int count, @Nullable String workerId, @Nullable Long leaseMs,
+            Caller caller) {
         String worker = worker(workerId);
         // shown inside the transaction: a claim whose answer cannot be made is not taken
-        return tx.execute(status -> {
+        Fetched fetched = tx.execute(status -> {
             OjsStore.Worker holder = store.upsertWorker(worker, Ids.newId());
             if (holder.directive() != io.blackboard.worker.Directive.RUN) {
-                return List.<ObjectNode>of();
+                return new Fetched(holder.id(), List.of(), List.of());
             }
-            return store.fetch(holder.id(), queues, count, leaseMs).stream().map(job -> job.toJson(json)).toList();
+            List<OjsJob> jobs = store.fetch(holder.id(), queues, count, leaseMs);
+            return new Fetched(holder.id(), jobs, jobs.stream().map(job -> job.toJson(json)).toList());
         });
+        if (fetched.jobs().isEmpty()) {
+            return fetched.answer();
+        }
+        List<UUID> ids = fetched.jobs().stream().map(OjsJob::id).toList();
+        List<Integer> attempts = fetched.jobs().stream().map(OjsJob::attempt).toList();
+        if (caller.gone()) {
+            undelivered.release(fetched.holder(), ids, attempts);
+            return List.of();
+        }
+        caller.onUndelivered(() -> undelivered.release(fetched.holder(), ids, attempts));
+        return fetched.answer();
+    }
+
+    /** A fetch's claims, for their holder, and the answer that carries them. */
+    private record Fetched(UUID holder, List<OjsJob> jobs, List<ObjectNode> answer) {
     }
 
     /**

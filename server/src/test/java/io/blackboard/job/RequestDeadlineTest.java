@@ -126,6 +126,38 @@ class RequestDeadlineTest extends BlackboardTest {
         assertThat(claim(worker, 1)).containsExactly(job);
     }
 
+    /** The OJS binding's fetch as a native poll: its claims go back at once when its client has left. */
+    @Test
+    void anOjsFetchForAClientThatLeftMeanwhileIsReleasedAtOnce() throws Exception {
+        Api.Response enqueued = api.as("test-engine").post("/ojs/v1/jobs",
+                Map.of("type", "ojs.left", "args", List.of(1), "options", Map.of("queue", "left")));
+        assertThat(enqueued.status()).as(enqueued.toString()).isEqualTo(201);
+        UUID job = UUID.fromString(enqueued.at("/job/id").asString());
+        Api.Response first = api.as("test-ojs-worker").post("/ojs/v1/workers/fetch",
+                Map.of("queues", List.of("nothing-here"), "worker_id", "left-worker"));
+        assertThat(first.status()).as(first.toString()).isEqualTo(200);
+        UUID ojsWorker = jdbc.sql("select id from worker where ojs_id = 'left-worker'").query(UUID.class).single();
+        double undelivered = registry.get("blackboard.jobs.undelivered").counter().count();
+        try (RowLock lock = RowLock.hold(dataSource, "worker", ojsWorker)) {
+            // the fetch finds its client there, then waits for its worker's row; meanwhile the client leaves
+            try (Socket socket = raw("/ojs/v1/workers/fetch", "test-ojs-worker",
+                    Map.of("queues", List.of("left"), "worker_id", "left-worker"))) {
+                awaitTrue(() -> jdbc.sql("select count(*) from pg_stat_activity where wait_event_type = 'Lock'")
+                        .query(Integer.class).single() == 1, "the fetch waits for its worker's row");
+            }
+            Thread.sleep(300); // the FIN reaches the server
+        }
+        awaitTrue(() -> registry.get("blackboard.jobs.undelivered").counter().count() - undelivered == 1,
+                "the claim was released");
+        assertThat(status(job)).isEqualTo("PENDING");
+        List<String> events = jdbc.sql("select kind || ' ' || actor from job_event where job_id = :id order by id")
+                .param("id", job).query(String.class).list();
+        assertThat(events).containsSubsequence("CLAIMED worker", "RELEASED server");
+        Api.Response again = api.as("test-ojs-worker").post("/ojs/v1/workers/fetch",
+                Map.of("queues", List.of("left"), "worker_id", "left-worker"));
+        assertThat(again.at("/jobs/0/id").asString()).as(again.toString()).isEqualTo(job.toString());
+    }
+
     @Test
     void aPushPastItsDeadlineLandsNothing() {
         UUID job = claimedJob(echo);
@@ -203,11 +235,16 @@ class RequestDeadlineTest extends BlackboardTest {
 
     /** A poll sent on a socket of its own, which the test may close while the server works on it. */
     private Socket rawPoll(Map<String, Object> body) throws IOException {
+        return raw("/blackboard/job", Api.ALL_ROLES, body);
+    }
+
+    /** A request sent on a socket of its own, its answer never read: closing the socket is the client leaving. */
+    private Socket raw(String path, String token, Map<String, Object> body) throws IOException {
         byte[] json = Api.json(body).getBytes(StandardCharsets.UTF_8);
         Socket socket = new Socket("localhost", port);
         OutputStream out = socket.getOutputStream();
-        out.write(("POST /blackboard/job HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
-                + "Authorization: Bearer " + Api.ALL_ROLES + "\r\nContent-Length: " + json.length + "\r\n\r\n")
+        out.write(("POST " + path + " HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
+                + "Authorization: Bearer " + token + "\r\nContent-Length: " + json.length + "\r\n\r\n")
                 .getBytes(StandardCharsets.US_ASCII));
         out.write(json);
         out.flush();
