@@ -1,3 +1,4 @@
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -37,6 +38,8 @@ public class Bench {
     static final Mode FULL = new Mode("full", 20, 20, 30, 20, 2000, 20, 1_000_000, 20_000, 60, 300, 600, 10, 1000);
 
     static final int WORKERS = 8;
+    /** The load the restart phase's replica starts under: long enough for a start that takes 15 s and more. */
+    static final int RESTART_LOAD_SEC = 40;
     static final int BATCH = 50;
     static final int PING_INTERVAL_SEC = 20;
     static final Duration LONG_POLL_TIMEOUT = Duration.ofSeconds(45);
@@ -86,6 +89,8 @@ public class Bench {
     Path logDir = Path.of("target/bench");
     Path sdkJar = Path.of("sdk/java/target/blackboard-sdk-0.1.0-SNAPSHOT.jar");
     String python = "/usr/bin/python3";
+    /** run.sh's script that starts a second replica the ahead-of-time way and prints its ms to readiness. */
+    String replicaScript;
 
     Bench(Mode mode, Http http, Sql sql, Path benchDir, long serverPid, Set<String> phases, boolean noVacuum) {
         this.noVacuum = noVacuum;
@@ -105,7 +110,7 @@ public class Bench {
         Sql sql = new Sql(opt.getOrDefault("pg-host", "127.0.0.1"), opt.getOrDefault("pg-port", "5432"),
                 opt.getOrDefault("pg-user", "postgres"), opt.get("db"));
         Set<String> phases = Set.of(opt.getOrDefault("phases",
-                "warmup,pgbench,e2e,sdk,batch,claim,enqueue,latency,backlog,ping,drift,rss").split(","));
+                "warmup,pgbench,e2e,restart,sdk,batch,claim,enqueue,latency,backlog,ping,drift,rss").split(","));
         Bench bench = new Bench(mode, http, sql, Path.of(opt.getOrDefault("bench-dir", "bench")),
                 Long.parseLong(opt.getOrDefault("server-pid", "0")), phases, opt.containsKey("no-vacuum"));
         bench.logDir = Path.of(opt.getOrDefault("log-dir", bench.logDir.toString()));
@@ -113,6 +118,7 @@ public class Bench {
         bench.python = opt.getOrDefault("python", bench.python);
         bench.report.startupPlainMs = Double.parseDouble(opt.getOrDefault("startup-plain-ms", "NaN"));
         bench.report.startupAotMs = Double.parseDouble(opt.getOrDefault("startup-aot-ms", "NaN"));
+        bench.replicaScript = opt.get("replica-script");
         Thread watchdog = Thread.ofPlatform().daemon().start(() -> {
             try {
                 Thread.sleep(TimeUnit.MINUTES.toMillis(mode == FULL ? 45 : 12));
@@ -147,6 +153,7 @@ public class Bench {
                 Map.entry("warmup", this::warmup),
                 Map.entry("pgbench", this::ceiling),
                 Map.entry("e2e", this::endToEnd),
+                Map.entry("restart", this::restartUnderLoad),
                 Map.entry("sdk", this::sdk),
                 Map.entry("batch", this::batched),
                 Map.entry("claim", () -> report.claimPlain = claimLatency("claim, no backlog")),
@@ -464,6 +471,35 @@ public class Bench {
                 + " push + next %s; errors %d, empty polls %d; %.2f HTTP requests/job; %s; %s", n.rate(),
                 n.rate() / t.rate(), n.polls().summary(), n.pushes().summary(), n.errors(), n.empty(),
                 n.requestsPerJob(), n.cpu(), n.cpu().per(n.jobs(), "job"));
+    }
+
+    /**
+     * Start-up under load (issue 27): a second replica started the ahead-of-time way (run.sh's
+     * script: the same database, a port of its own) while the 8 workers' push + next load keeps
+     * the first server, PostgreSQL and the driver on the two cores. The milliseconds from its
+     * launch to its readiness UP; the replica is stopped once ready.
+     */
+    void restartUnderLoad() throws Exception {
+        if (replicaScript == null) {
+            log("restart under load: no replica script (a jar without ahead-of-time code); not measured");
+            return;
+        }
+        List<Worker> ws = workers(WORKERS, "bench-restart", 100, "bench.e2e");
+        ensurePending("bench.e2e", RESTART_LOAD_SEC * 5_000L + 20_000);
+        try (ExecutorService exec = Executors.newVirtualThreadPerTaskExecutor()) {
+            Future<Throughput> load = exec.submit(() -> runPushNext(ws, RESTART_LOAD_SEC));
+            sleepMs(3_000);
+            Process replica = new ProcessBuilder("bash", replicaScript).redirectErrorStream(true).start();
+            String out = new String(replica.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
+            if (!replica.waitFor(150, TimeUnit.SECONDS) || replica.exitValue() != 0) {
+                replica.destroyForcibly();
+                throw new IllegalStateException("the replica did not start: " + out);
+            }
+            report.startupLoadedMs = Double.parseDouble(out.lines().reduce((a, b) -> b).orElse("NaN"));
+            Throughput t = load.get();
+            log("restart under load: a second replica ready in %.0f ms while push + next ran at %.0f jobs/s;"
+                    + " errors %d; %s", report.startupLoadedMs, t.rate(), t.errors(), t.cpu());
+        }
     }
 
     /**
@@ -1452,10 +1488,10 @@ public class Bench {
                 System.out.println("""
                         java bench/Bench.java --url http://127.0.0.1:PORT --token T --db DB --server-pid PID
                             [--mode quick|full] [--pg-host H] [--pg-port P] [--pg-user U] [--bench-dir bench]
-                            [--phases warmup,pgbench,e2e,sdk,batch,claim,enqueue,latency,backlog,ping,drift,rss]
+                            [--phases warmup,pgbench,e2e,restart,sdk,batch,claim,enqueue,latency,backlog,ping,drift,rss]
                             [--set warmupSec=30,e2eSec=60,...] [--out FILE] [--no-vacuum]
                             [--log-dir target/bench] [--sdk-jar sdk/java/target/blackboard-sdk-0.1.0-SNAPSHOT.jar]
-                            [--python /usr/bin/python3] [--startup-plain-ms MS] [--startup-aot-ms MS]
+                            [--python /usr/bin/python3] [--startup-plain-ms MS] [--startup-aot-ms MS] [--replica-script FILE]
                         Normally started by bench/run.sh, which starts the server and database first.""");
                 System.exit(0);
             }

@@ -198,6 +198,34 @@ if unzip -Z1 "$jar" 'BOOT-INF/classes/io/blackboard/BlackboardApplication__Appli
     -jar "$app_jar" >"$work/$db.training.log" 2>&1 || { tail -40 "$work/$db.training.log" >&2; exit 1; }
   start_on_a_free_port -XX:AOTCache="$app/blackboard.aot" -Dspring.aot.enabled=true -jar "$app_jar"
   startup_aot_ms=$started_ms
+  # The restart phase's second replica, started the same way under the driver's load: prints the
+  # milliseconds from launch to readiness UP, then stops it.
+  replica_script="$work/$db.replica.sh"
+  {
+    echo '#!/bin/bash'
+    declare -f free_port
+    echo "port=\$(free_port)"
+    echo 'begin=$(date +%s%N)'
+    printf 'BLACKBOARD_WORKER_TOKENS=%q BLACKBOARD_ENGINE_TOKENS=%q BLACKBOARD_OPERATOR_TOKENS=%q ' "$token" "$token" "$token"
+    printf 'SPRING_DATASOURCE_URL=%q SPRING_DATASOURCE_USERNAME=%q SPRING_DATASOURCE_PASSWORD=%q ' \
+      "jdbc:postgresql://$pg_host:$pg_port/$db" "$pg_user" "${PGPASSWORD:-}"
+    printf 'SERVER_PORT="$port" BLACKBOARD_JOB_RETENTION=%q MALLOC_ARENA_MAX=2 %q %q ' "$retention" "$java" "-Xmx$heap"
+    # shellcheck disable=SC2086
+    printf '%q ' $jvm_opts -XX:AOTCache="$app/blackboard.aot" -Dspring.aot.enabled=true -jar "$app_jar"
+    printf '>%q 2>&1 &\n' "$work/$db.replica.log"
+    cat <<'SCRIPT'
+pid=$!
+for _ in $(seq 1 2400); do
+  if curl -sf "http://127.0.0.1:$port/actuator/health/readiness" >/dev/null 2>&1; then
+    echo $(( ($(date +%s%N) - begin) / 1000000 ))
+    kill "$pid"; wait "$pid" 2>/dev/null; exit 0
+  fi
+  kill -0 "$pid" 2>/dev/null || { echo "the replica died"; exit 1; }
+  sleep 0.05
+done
+kill -9 "$pid"; echo "not ready in 120 s"; exit 1
+SCRIPT
+  } >"$replica_script"
 else
   echo "== $jar has no ahead-of-time code: the run uses the plain jar"
   start_on_a_free_port -jar "$server_jar"
@@ -210,7 +238,7 @@ autovacuum=$(psql -X -At -h "$pg_host" -p "$pg_port" -U "$pg_user" -d "$db" -c "
 echo "== machine: $(nproc) cores ($cpu), $mem; PostgreSQL $pg_version (autovacuum $autovacuum);" \
   "$("$java" -version 2>&1 | head -1)"
 
-args=(--startup-plain-ms "$startup_plain_ms" --startup-aot-ms "${startup_aot_ms:-NaN}" --mode "$mode" --url "http://127.0.0.1:$port" --token "$token" --db "$db" --server-pid "$server_pid"
+args=(--startup-plain-ms "$startup_plain_ms" --startup-aot-ms "${startup_aot_ms:-NaN}" ${replica_script:+--replica-script "$replica_script"} --mode "$mode" --url "http://127.0.0.1:$port" --token "$token" --db "$db" --server-pid "$server_pid"
       --pg-host "$pg_host" --pg-port "$pg_port" --pg-user "$pg_user" --bench-dir bench
       --out "${out:-$work/$db.md}" --log-dir "$work" --sdk-jar "$sdk_jar" --python "${BENCH_PYTHON:-/usr/bin/python3}")
 if [ -n "$phases" ]; then args+=(--phases "$phases"); fi
