@@ -72,17 +72,25 @@ class HistoryRollup implements Sweeper {
             if (rolled == null) {
                 break;
             }
+            if (rolled == ANOTHER_REPLICA) {
+                // it rolls up what is left and deletes: taking the lock for the delete here could
+                // end its pass between two stretches and leave the rest to the next interval
+                return new Result(minutes, 0);
+            }
             minutes += rolled;
         }
         Long deleted = tx.execute(status -> store.tryLock() ? store.deleteExpired(now, RETENTION) : 0L);
         return new Result(minutes, deleted == null ? 0 : deleted);
     }
 
-    /** The minutes rolled up; null when there is nothing to do or another replica is at it. */
+    /** What {@link #rollUpNewestStretch} answers when another replica holds the lock. */
+    private static final long ANOTHER_REPLICA = -1;
+
+    /** The minutes rolled up; null when there is nothing to do, {@link #ANOTHER_REPLICA} when another replica is at it. */
     @Nullable
     private Long rollUpNewestStretch(@Nullable OffsetDateTime now) {
         if (!store.tryLock()) {
-            return null;
+            return ANOTHER_REPLICA;
         }
         HistoryStore.Stretch stretch = store.missing(now, GRACE, HORIZON, BATCH);
         if (stretch == null) {
