@@ -1,0 +1,96 @@
+package io.blackboard.platform.sql;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import com.zaxxer.hikari.HikariDataSource;
+import io.blackboard.IntegrationTest;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.Properties;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+
+/**
+ * The server's connections never JIT-compile a statement, whatever its estimated cost: a plan
+ * made while the statistics recorded a large table would otherwise compile on every execution
+ * (hundreds of milliseconds of PostgreSQL's CPU for a claim, BENCHMARKS.md). A connection to
+ * the same database without the server's settings shows that PostgreSQL's default is on, and,
+ * where PostgreSQL has a JIT provider, that it compiles the same statement.
+ */
+class JitOffTest extends IntegrationTest {
+
+    /** Costs every statement above the JIT threshold, for the transaction only. */
+    static final String COMPILE_EVERYTHING = "set local jit_above_cost = 0";
+
+    static final String EXPLAIN = "explain (analyze, format json) select count(*) from job where status = 'PENDING'";
+
+    @Autowired
+    HikariDataSource pool;
+
+    @Test
+    void thePoolsConnectionsHaveJitOffWhereThePostgresDefaultIsOn() throws SQLException {
+        try (Connection plain = plainConnection()) {
+            assertThat(setting(plain, "jit")).as("PostgreSQL's default on this database").isEqualTo("on");
+        }
+        try (Connection pooled = pool.getConnection()) {
+            assertThat(setting(pooled, "jit")).isEqualTo("off");
+        }
+    }
+
+    /** Where PostgreSQL has a JIT provider (Debian's packages and the official image do). */
+    @Test
+    void aPooledConnectionRunsAStatementWithoutCompilingIt() throws SQLException {
+        try (Connection plain = plainConnection()) {
+            assumeTrue(jitAvailable(plain), "this PostgreSQL has no JIT provider (llvmjit)");
+            assertThat(explainCompilingEverything(plain)).as("a connection without the server's settings")
+                    .contains("\"JIT\"");
+        }
+        try (Connection pooled = pool.getConnection()) {
+            assertThat(explainCompilingEverything(pooled)).doesNotContain("\"JIT\"");
+        }
+    }
+
+    Connection plainConnection() throws SQLException {
+        Properties properties = new Properties();
+        properties.setProperty("user", pool.getUsername());
+        if (pool.getPassword() != null) {
+            properties.setProperty("password", pool.getPassword());
+        }
+        return DriverManager.getConnection(pool.getJdbcUrl(), properties);
+    }
+
+    static String setting(Connection connection, String name) throws SQLException {
+        try (Statement statement = connection.createStatement();
+                ResultSet rows = statement.executeQuery("select current_setting('" + name + "')")) {
+            rows.next();
+            return rows.getString(1);
+        }
+    }
+
+    static boolean jitAvailable(Connection connection) throws SQLException {
+        try (Statement statement = connection.createStatement();
+                ResultSet rows = statement.executeQuery("select pg_jit_available()")) {
+            rows.next();
+            return rows.getBoolean(1);
+        }
+    }
+
+    static String explainCompilingEverything(Connection connection) throws SQLException {
+        boolean autoCommit = connection.getAutoCommit();
+        connection.setAutoCommit(false);
+        try (Statement statement = connection.createStatement()) {
+            statement.execute(COMPILE_EVERYTHING);
+            try (ResultSet rows = statement.executeQuery(EXPLAIN)) {
+                rows.next();
+                return rows.getString(1);
+            }
+        } finally {
+            connection.rollback();
+            connection.setAutoCommit(autoCommit);
+        }
+    }
+}
