@@ -2,6 +2,7 @@ package io.blackboard;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -42,6 +43,26 @@ public abstract class IntegrationTest {
             }
         }
         api = new Api(port);
+        awaitReady();
+    }
+
+    /**
+     * A cached test context that another test class's context stood in for is paused and started
+     * again (its lifecycle beans stopped and started): its job notification listener then
+     * reconnects in the background, and the server is not ready (nor woken by notifications)
+     * until it has. Each test starts on a ready server; one that never gets ready (a test's own
+     * setup) starts after 20 s, and its assertions say what is wrong.
+     */
+    private void awaitReady() {
+        long until = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+        while (api.get("/actuator/health/readiness").status() != 200 && System.nanoTime() < until) {
+            try {
+                Thread.sleep(20);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
     }
 
     protected UUID registerWorker(String name) {

@@ -15,6 +15,8 @@ import java.util.zip.CRC32;
 import org.flywaydb.core.api.Location;
 import org.flywaydb.core.api.MigrationVersion;
 import org.flywaydb.core.api.configuration.Configuration;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.core.io.Resource;
 import org.springframework.core.io.support.PathMatchingResourcePatternResolver;
 
@@ -30,13 +32,24 @@ import org.springframework.core.io.support.PathMatchingResourcePatternResolver;
  */
 final class CurrentSchema {
 
+    private static final Logger log = LoggerFactory.getLogger(CurrentSchema.class);
+
     private static final Pattern VERSIONED = Pattern.compile("V([0-9][0-9._]*)__(.+)\\.sql");
 
     private CurrentSchema() {
     }
 
-    /** The schema's version when it is current; empty when Flyway must run. */
+    /** The schema's version when it is current; empty when Flyway must run (never an exception). */
     static Optional<String> version(Configuration flyway) {
+        try {
+            return compare(flyway);
+        } catch (RuntimeException e) {
+            log.debug("The schema history could not be compared; Flyway decides", e);
+            return Optional.empty();
+        }
+    }
+
+    private static Optional<String> compare(Configuration flyway) {
         if (!plainSetup(flyway)) {
             return Optional.empty();
         }
@@ -44,12 +57,8 @@ final class CurrentSchema {
         if (expected.isEmpty() || expected.get().isEmpty()) {
             return Optional.empty();
         }
-        Optional<Map<String, Applied>> applied;
-        try {
-            applied = new SchemaHistoryStore(flyway.getDataSource()).applied(flyway.getTable());
-        } catch (RuntimeException e) {
-            return Optional.empty(); // unreadable: Flyway will say why, or repair it
-        }
+        Optional<Map<String, Applied>> applied =
+                new SchemaHistoryStore(flyway.getDataSource()).applied(flyway.getTable());
         if (applied.isEmpty() || !applied.get().equals(expected.get())) {
             return Optional.empty();
         }

@@ -24,8 +24,9 @@ final class SchemaHistoryStore {
 
     /** The rows by version (a row without one, such as a baseline's, makes it empty), or empty without the table. */
     Optional<Map<String, Applied>> applied(String table) {
-        String regclass = jdbc.sql("select cast(to_regclass(quote_ident(current_schema()) || '.' || quote_ident(:t)) as text)")
-                .param("t", table).query(String.class).optional().orElse(null);
+        String regclass = jdbc.sql("""
+                select cast(to_regclass(quote_ident(current_schema()) || '.' || quote_ident(:table)) as text)""")
+                .param("table", table).query(String.class).list().getFirst(); // null without the table
         if (regclass == null) {
             return Optional.empty();
         }
