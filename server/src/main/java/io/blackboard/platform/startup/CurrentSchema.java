@@ -4,12 +4,10 @@ import io.blackboard.platform.startup.SchemaHistoryStore.Applied;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
-import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
-import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.zip.CRC32;
 import org.flywaydb.core.api.Location;
@@ -34,7 +32,8 @@ final class CurrentSchema {
 
     private static final Logger log = LoggerFactory.getLogger(CurrentSchema.class);
 
-    private static final Pattern VERSIONED = Pattern.compile("V([0-9][0-9._]*)__(.+)\\.sql");
+    /** A versioned migration's version as Flyway reads it from a file name: numbers joined by dots or underscores. */
+    private static final Pattern VERSION = Pattern.compile("[0-9]+([._][0-9]+)*");
 
     private CurrentSchema() {
     }
@@ -53,7 +52,7 @@ final class CurrentSchema {
         if (!plainSetup(flyway)) {
             return Optional.empty();
         }
-        Optional<Map<String, Applied>> expected = migrations(flyway.getLocations());
+        Optional<Map<String, Applied>> expected = migrations(flyway.getLocations(), flyway.getClassLoader());
         if (expected.isEmpty() || expected.get().isEmpty()) {
             return Optional.empty();
         }
@@ -62,7 +61,8 @@ final class CurrentSchema {
         if (applied.isEmpty() || !applied.get().equals(expected.get())) {
             return Optional.empty();
         }
-        return expected.get().keySet().stream().max(CurrentSchema::compareVersions);
+        return expected.get().keySet().stream().map(MigrationVersion::fromVersion).max(MigrationVersion::compareTo)
+                .map(MigrationVersion::getVersion);
     }
 
     /** Flyway's defaults for everything the decision reads: one schema, SQL migrations only, no callbacks. */
@@ -71,7 +71,10 @@ final class CurrentSchema {
                 && "V".equals(flyway.getSqlMigrationPrefix()) && "__".equals(flyway.getSqlMigrationSeparator())
                 && flyway.getSqlMigrationSuffixes().length == 1 && ".sql".equals(flyway.getSqlMigrationSuffixes()[0])
                 && flyway.getCallbacks().length == 0 && flyway.getJavaMigrations().length == 0
-                && MigrationVersion.LATEST.equals(flyway.getTarget()) && !flyway.isOutOfOrder();
+                && MigrationVersion.LATEST.equals(flyway.getTarget()) && !flyway.isOutOfOrder()
+                && flyway.getResolvers().length == 0 && !flyway.isSkipDefaultResolvers()
+                && flyway.getResourceProvider() == null && !flyway.isFailOnMissingLocations()
+                && StandardCharsets.UTF_8.equals(flyway.getEncoding()) && !flyway.isDetectEncoding();
     }
 
     /**
@@ -79,9 +82,8 @@ final class CurrentSchema {
      * a location is not on the classpath or holds anything else (repeatable migrations, callbacks,
      * Java migrations).
      */
-    static Optional<Map<String, Applied>> migrations(Location[] locations) {
-        PathMatchingResourcePatternResolver resolver = new PathMatchingResourcePatternResolver(
-                CurrentSchema.class.getClassLoader());
+    static Optional<Map<String, Applied>> migrations(Location[] locations, ClassLoader classLoader) {
+        PathMatchingResourcePatternResolver resolver = new PathMatchingResourcePatternResolver(classLoader);
         Map<String, Applied> migrations = new HashMap<>();
         try {
             for (Location location : locations) {
@@ -90,15 +92,20 @@ final class CurrentSchema {
                 }
                 for (Resource resource : resolver.getResources("classpath*:" + location.getRootPath() + "/**/*")) {
                     String name = resource.getFilename();
-                    if (name == null || !resource.isReadable()) {
+                    if (name == null || name.isEmpty() || resource.isFile() && resource.getFile().isDirectory()) {
                         continue; // a directory
                     }
-                    Matcher m = VERSIONED.matcher(name);
-                    if (!m.matches()) {
+                    int separator = name.indexOf("__");
+                    if (!resource.isReadable() || !name.startsWith("V") || !name.endsWith(".sql") || separator < 0) {
+                        return Optional.empty(); // not a versioned SQL migration, or unreadable: Flyway's to judge
+                    }
+                    String version = name.substring(1, separator);
+                    String description = name.substring(separator + 2, name.length() - ".sql".length());
+                    if (!VERSION.matcher(version).matches() || description.isEmpty()) {
                         return Optional.empty();
                     }
-                    String version = m.group(1).replace('_', '.');
-                    Applied migration = new Applied(m.group(2).replace('_', ' '), "SQL", checksum(resource), true);
+                    Applied migration = new Applied(description.replace('_', ' '), "SQL", checksum(resource), true);
+                    version = version.replace('_', '.');
                     if (migrations.put(version, migration) != null) {
                         return Optional.empty(); // two files of one version: Flyway's error to report
                     }
@@ -124,17 +131,5 @@ final class CurrentSchema {
             }
         }
         return (int) crc.getValue();
-    }
-
-    static int compareVersions(String a, String b) {
-        String[] x = a.split("\\.");
-        String[] y = b.split("\\.");
-        for (int i = 0; i < Math.max(x.length, y.length); i++) {
-            int c = new BigInteger(i < x.length ? x[i] : "0").compareTo(new BigInteger(i < y.length ? y[i] : "0"));
-            if (c != 0) {
-                return c;
-            }
-        }
-        return 0;
     }
 }

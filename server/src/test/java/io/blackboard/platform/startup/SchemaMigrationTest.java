@@ -61,8 +61,7 @@ class SchemaMigrationTest extends IntegrationTest {
                 values (10000, '10000', 'of a newer build', 'SQL', 'V10000__of_a_newer_build.sql', 1, 'test', 1, true)""",
                 "delete from %s where installed_rank = 10000",
                 () -> assertThat(CurrentSchema.version(flyway.getConfiguration())).isEmpty());
-        history("alter table %s rename to flyway_schema_history_aside",
-                "alter table flyway_schema_history_aside rename to flyway_schema_history",
+        history("alter table %1$s rename to %1$s_aside", "alter table %1$s_aside rename to %1$s",
                 () -> assertThat(CurrentSchema.version(flyway.getConfiguration())).isEmpty());
 
         assertThat(CurrentSchema.version(flyway.getConfiguration())).as("all restored").isPresent();
