@@ -67,6 +67,11 @@ class OjsErrors {
     @ExceptionHandler({DataAccessResourceFailureException.class, TransientDataAccessException.class,
             CannotCreateTransactionException.class})
     ResponseEntity<ObjectNode> backendDown(Exception e, HttpServletRequest request) {
+        for (Throwable cause = e.getCause(); cause != null && cause != cause.getCause(); cause = cause.getCause()) {
+            if (cause instanceof Caller.AnswerUnwanted unwanted) {
+                return unwanted(unwanted, request); // refused as its connection was handed out
+            }
+        }
         log.warn("OJS {} {}: the database is not available ({})", request.getMethod(), request.getRequestURI(),
                 e.toString());
         return ResponseEntity.status(HttpStatus.SERVICE_UNAVAILABLE).header("Retry-After", "1")

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.zaxxer.hikari.HikariDataSource;
 import io.blackboard.Api;
 import io.blackboard.BlackboardApplication;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -15,6 +16,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
+import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -43,7 +45,15 @@ class LongPollTest extends BlackboardTest {
     JobNotifications notifications;
 
     @Autowired
+    DataSource pooled;
+
+    /** The pool itself, behind the server's {@code DeadlineDataSource}. */
     HikariDataSource dataSource;
+
+    @BeforeEach
+    void unwrapThePool() throws SQLException {
+        dataSource = pooled.unwrap(HikariDataSource.class);
+    }
 
     final ExecutorService pool = Executors.newVirtualThreadPerTaskExecutor();
 

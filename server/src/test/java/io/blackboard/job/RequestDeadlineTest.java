@@ -2,6 +2,7 @@ package io.blackboard.job;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.zaxxer.hikari.HikariDataSource;
 import io.blackboard.Api;
 import io.blackboard.RowLock;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -9,13 +10,17 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -182,6 +187,58 @@ class RequestDeadlineTest extends BlackboardTest {
         assertThat(status(next)).isEqualTo("PENDING");
     }
 
+    /**
+     * The pool exhausted: an OJS fetch, a push, a batch push, a push + next and a keyed create wait
+     * for their first connection past the deadline their clients sent, and are refused then, having
+     * done nothing.
+     */
+    @Test
+    void requestsWhoseDeadlinePassesWhileTheyWaitForAConnectionDoNothing() throws Exception {
+        UUID job = claimedJob(echo);
+        UUID next = createJob(echo, Map.of());
+        Api.Response enqueued = api.as("test-engine").post("/ojs/v1/jobs",
+                Map.of("type", "ojs.late", "args", List.of(1), "options", Map.of("queue", "late")));
+        assertThat(enqueued.status()).as(enqueued.toString()).isEqualTo(201);
+        UUID ojsJob = UUID.fromString(enqueued.at("/job/id").asString());
+        Map<String, Object> push = Map.of("jobId", job, "workerId", worker, "attempt", 1, "status", "SUCCESS");
+        double refused = abandoned("deadline");
+        List<Api.Response> answers = whileThePoolIsExhausted(
+                () -> api.as("test-ojs-worker").with(TIMEOUT, "600").post("/ojs/v1/workers/fetch",
+                        Map.of("queues", List.of("late"), "worker_id", "late-worker")),
+                () -> api.with(TIMEOUT, "600").post("/blackboard/job/result", push),
+                () -> api.with(TIMEOUT, "600").post("/blackboard/job/results", List.of(push)),
+                () -> api.with(TIMEOUT, "600").post("/blackboard/job/next",
+                        Map.of("workerId", worker, "results", List.of(push))),
+                () -> api.with(TIMEOUT, "600").post("/blackboard/jobs", Map.of("functionBlockId", echo,
+                        "type", "EXECUTE", "payload", Map.of(), "idempotencyKey", "late")));
+        Api.Response fetched = answers.getFirst();
+        assertThat(fetched.status()).as(fetched.toString()).isEqualTo(503);
+        assertThat(fetched.at("/error/code").asString()).isEqualTo("backend_error");
+        assertThat(fetched.at("/error/message").asString()).contains("deadline");
+        for (Api.Response answer : answers.subList(1, answers.size())) {
+            assertProblem(answer, 503, "deadline");
+        }
+        answers.forEach(answer -> assertThat(answer.headers().firstValue("Retry-After")).contains("1"));
+        assertThat(status(job)).isEqualTo("POLLED");
+        assertThat(status(next)).isEqualTo("PENDING");
+        assertThat(status(ojsJob)).isEqualTo("PENDING");
+        assertThat(count("job")).as("nothing created").isEqualTo(3);
+        assertThat(abandoned("deadline") - refused).isEqualTo(5);
+    }
+
+    @Test
+    void requestsWhoseDeadlineOutlastsTheWaitForAConnectionAreServed() throws Exception {
+        UUID job = claimedJob(echo);
+        Map<String, Object> push = Map.of("jobId", job, "workerId", worker, "attempt", 1, "status", "SUCCESS");
+        List<Api.Response> answers = whileThePoolIsExhausted(
+                () -> api.with(TIMEOUT, "20000").post("/blackboard/job/result", push),
+                () -> api.with(TIMEOUT, "20000").post("/blackboard/jobs", Map.of("functionBlockId", echo,
+                        "type", "EXECUTE", "payload", Map.of(), "idempotencyKey", "in-time")));
+        assertThat(answers.get(0).status()).as(answers.get(0).toString()).isEqualTo(200);
+        assertThat(answers.get(1).status()).as(answers.get(1).toString()).isEqualTo(201);
+        assertThat(status(job)).isEqualTo("PUSHED");
+    }
+
     @Test
     void aCreatePastItsDeadlineCreatesNothing() {
         Api.Response response = api.with(TIMEOUT, "0").post("/blackboard/jobs",
@@ -227,6 +284,39 @@ class RequestDeadlineTest extends BlackboardTest {
         }
         assertThat(api.with(TIMEOUT, " 250 ").post("/blackboard/job", Map.of("workerId", worker)).status())
                 .isEqualTo(200);
+    }
+
+    /**
+     * Sends the requests while the test holds every connection of the pool, and hands the
+     * connections back 1.2 s after all of them wait for one; their answers, in order.
+     */
+    @SafeVarargs
+    private List<Api.Response> whileThePoolIsExhausted(Supplier<Api.Response>... requests) throws Exception {
+        HikariDataSource pool = dataSource.unwrap(HikariDataSource.class);
+        List<Connection> held = new ArrayList<>();
+        List<CompletableFuture<Api.Response>> answers = new ArrayList<>();
+        try (ExecutorService senders = Executors.newVirtualThreadPerTaskExecutor()) {
+            try {
+                while (held.size() < pool.getMaximumPoolSize()) {
+                    held.add(pool.getConnection());
+                }
+                for (Supplier<Api.Response> request : requests) {
+                    answers.add(CompletableFuture.supplyAsync(request, senders));
+                }
+                awaitTrue(() -> pool.getHikariPoolMXBean().getThreadsAwaitingConnection() >= requests.length,
+                        "the requests wait for a connection");
+                Thread.sleep(1200);
+            } finally {
+                for (Connection connection : held) {
+                    connection.close();
+                }
+            }
+            List<Api.Response> answered = new ArrayList<>();
+            for (CompletableFuture<Api.Response> answer : answers) {
+                answered.add(answer.get(10, TimeUnit.SECONDS));
+            }
+            return answered;
+        }
     }
 
     private double abandoned(String reason) {

@@ -98,6 +98,10 @@ public class ProblemHandler extends ResponseEntityExceptionHandler {
     @ExceptionHandler({TransientDataAccessException.class, DataAccessResourceFailureException.class,
             CannotCreateTransactionException.class})
     ResponseEntity<ProblemDetail> transientFailure(Exception e) {
+        ApiException refused = ExceptionUtils.find(e, ApiException.class);
+        if (refused != null) {
+            return api(refused); // refused as the connection was handed out (a transaction wraps that)
+        }
         log.warn("Transient database failure: {}", e.toString());
         return ResponseEntity.status(HttpStatus.SERVICE_UNAVAILABLE).header("Retry-After", "1")
                 .body(problem(HttpStatus.SERVICE_UNAVAILABLE, "database-unavailable",

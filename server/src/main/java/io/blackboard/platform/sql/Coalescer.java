@@ -107,7 +107,8 @@ public final class Coalescer<T, R> {
 
     private void runBatch(List<Call<T, R>> calls) {
         try {
-            List<R> results = batch.run(calls.stream().map(Call::item).toList());
+            // the batch is every caller's: not refused for the one whose thread runs it
+            List<R> results = ConnectionDeadline.unchecked(() -> batch.run(calls.stream().map(Call::item).toList()));
             for (int i = 0; i < calls.size(); i++) {
                 calls.get(i).answer().complete(results.get(i));
             }

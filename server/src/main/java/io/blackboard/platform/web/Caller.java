@@ -1,6 +1,7 @@
 package io.blackboard.platform.web;
 
 import io.blackboard.platform.errors.ApiException;
+import io.blackboard.platform.sql.ConnectionDeadline;
 import io.micrometer.core.instrument.Counter;
 import jakarta.servlet.http.HttpServletRequest;
 import java.time.Duration;
@@ -87,12 +88,20 @@ public final class Caller {
         }
     }
 
-    /** Refuses the request, counted, when its deadline passed or its client closed the connection. */
+    /**
+     * Refuses the request, counted, when its deadline passed or its client closed the connection;
+     * and, where the client sent its deadline, refuses it in the same way if that passes while it
+     * waits for its first database connection ({@link ConnectionDeadline}).
+     */
     public void requireWaiting() {
-        requireBefore(deadline(NO_DEADLINE));
+        long deadline = deadline(NO_DEADLINE);
+        requireBefore(deadline);
         if (gone()) {
             throw new AnswerUnwanted("client-gone", "The client closed its connection before the work could "
                     + "start; nothing was done");
+        }
+        if (sentDeadline()) {
+            ConnectionDeadline.beforeFirstConnection(() -> requireBefore(deadline));
         }
     }
 

@@ -1,6 +1,7 @@
 package io.blackboard.platform.web;
 
 import io.blackboard.platform.errors.ProblemHandler;
+import io.blackboard.platform.sql.ConnectionDeadline;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import jakarta.servlet.FilterChain;
@@ -67,6 +68,7 @@ class CallerFilter extends OncePerRequestFilter {
             chain.doFilter(request, response);
             answered = true;
         } finally {
+            ConnectionDeadline.clear(); // the undo below must get its connection, whatever the time
             if (!caller.undelivered().isEmpty() && !(answered && delivered(response, caller))) {
                 undo(caller);
             }

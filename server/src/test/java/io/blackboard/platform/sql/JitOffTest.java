@@ -11,6 +11,8 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.Properties;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 
@@ -33,7 +35,15 @@ class JitOffTest extends IntegrationTest {
     static final String EXPLAIN = "explain (analyze, format json) select count(*) from job where status = 'PENDING'";
 
     @Autowired
+    DataSource pooled;
+
+    /** The pool itself, behind the server's {@code DeadlineDataSource}. */
     HikariDataSource pool;
+
+    @BeforeEach
+    void unwrapThePool() throws SQLException {
+        pool = pooled.unwrap(HikariDataSource.class);
+    }
 
     @Test
     void thePoolsConnectionsHaveJitOffWhereTheDatabaseDefaultIsOn() throws SQLException {
