@@ -55,6 +55,8 @@ public final class Coalescer<T, R> {
 
     /** Runs this call, with whatever calls arrive beside it, and answers it alone. */
     public R run(T item, int weight) {
+        // whichever thread's batch takes this call, its work is not this thread's first connection
+        ConnectionDeadline.clear();
         Call<T, R> call = new Call<>(item, weight, new CompletableFuture<>());
         queue.add(call);
         if (slots.tryAcquire()) {

@@ -45,7 +45,11 @@ final class DeadlineDataSource extends DelegatingDataSource {
         try {
             ConnectionDeadline.connected();
         } catch (RuntimeException | Error refused) {
-            connection.close();
+            try {
+                connection.close();
+            } catch (SQLException | RuntimeException e) {
+                refused.addSuppressed(e);
+            }
             throw refused;
         }
         return connection;

@@ -29,6 +29,8 @@ public final class Caller {
     /** No deadline at all: a year. */
     public static final Duration NO_DEADLINE = Duration.ofDays(365);
     static final String ATTRIBUTE = Caller.class.getName();
+    /** How a refusal at the first database connection says where the time went. */
+    static final String WAITED_FOR_CONNECTION = " (it waited for a database connection)";
 
     private final long arrival;
     private final long budget;
@@ -80,11 +82,15 @@ public final class Caller {
 
     /** Refuses the request, counted, when {@code deadline} has passed: nothing must be done for it. */
     public void requireBefore(long deadline) {
+        requireBefore(deadline, "");
+    }
+
+    private void requireBefore(long deadline, String where) {
         if (!before(deadline)) {
             count(true);
             throw new AnswerUnwanted("deadline-passed", "The client's deadline (" + TIMEOUT_HEADER + ") passed "
-                    + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - deadline) + " ms before the work could start; "
-                    + "nothing was done");
+                    + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - deadline) + " ms before the work could start"
+                    + where + "; nothing was done");
         }
     }
 
@@ -101,7 +107,7 @@ public final class Caller {
                     + "start; nothing was done");
         }
         if (sentDeadline()) {
-            ConnectionDeadline.beforeFirstConnection(() -> requireBefore(deadline));
+            ConnectionDeadline.beforeFirstConnection(() -> requireBefore(deadline, WAITED_FOR_CONNECTION));
         }
     }
 

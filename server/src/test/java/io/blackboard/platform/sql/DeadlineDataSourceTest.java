@@ -8,6 +8,7 @@ import io.blackboard.TestPostgres;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
 import javax.sql.DataSource;
@@ -76,13 +77,15 @@ class DeadlineDataSourceTest {
         assertThat(ran).hasValue(1);
 
         ConnectionDeadline.beforeFirstConnection(ran::incrementAndGet);
-        CompletableFuture.runAsync(() -> {
-            try (Connection connection = dataSource.getConnection()) {
-                assertThat(connection.isValid(1)).isTrue();
-            } catch (SQLException e) {
-                throw new IllegalStateException(e);
-            }
-        }, Executors.newVirtualThreadPerTaskExecutor()).join();
+        try (ExecutorService other = Executors.newVirtualThreadPerTaskExecutor()) {
+            CompletableFuture.runAsync(() -> {
+                try (Connection connection = dataSource.getConnection()) {
+                    assertThat(connection.isValid(1)).isTrue();
+                } catch (SQLException e) {
+                    throw new IllegalStateException(e);
+                }
+            }, other).join();
+        }
         assertThat(ran).as("another thread's connection").hasValue(1);
         ConnectionDeadline.clear();
         try (Connection connection = dataSource.getConnection()) {
