@@ -192,8 +192,8 @@ class RequestDeadlineTest extends BlackboardTest {
     }
 
     /**
-     * The pool exhausted: an OJS fetch, a push, a batch push, a push + next and a keyed create wait
-     * for their first connection past the deadline their clients sent (1.5 s of the 3 s the pool is
+     * The pool exhausted: an OJS fetch, a push, a batch push, a push + next, a keyed create and one
+     * that goes in a shared insert (no key) wait for their first connection past the deadline their clients sent (1.5 s of the 3 s the pool is
      * held), and are refused as it is handed out, having done nothing.
      */
     @Test
@@ -214,7 +214,9 @@ class RequestDeadlineTest extends BlackboardTest {
                 () -> api.with(TIMEOUT, "1500").post("/blackboard/job/next",
                         Map.of("workerId", worker, "results", List.of(push))),
                 () -> api.with(TIMEOUT, "1500").post("/blackboard/jobs", Map.of("functionBlockId", echo,
-                        "type", "EXECUTE", "payload", Map.of(), "idempotencyKey", "late")));
+                        "type", "EXECUTE", "payload", Map.of(), "idempotencyKey", "late")),
+                () -> api.with(TIMEOUT, "1500").post("/blackboard/jobs", Map.of("functionBlockId", echo,
+                        "type", "EXECUTE", "payload", Map.of("shared", "insert"))));
         Api.Response fetched = answers.getFirst();
         assertThat(fetched.status()).as(fetched.toString()).isEqualTo(503);
         assertThat(fetched.at("/error/code").asString()).isEqualTo("backend_error");
@@ -227,7 +229,7 @@ class RequestDeadlineTest extends BlackboardTest {
         assertThat(status(next)).isEqualTo("PENDING");
         assertThat(status(ojsJob)).isEqualTo("PENDING");
         assertThat(count("job")).as("nothing created").isEqualTo(3);
-        assertThat(abandoned("deadline") - refused).isEqualTo(5);
+        assertThat(abandoned("deadline") - refused).isEqualTo(6);
     }
 
     @Test
@@ -237,9 +239,12 @@ class RequestDeadlineTest extends BlackboardTest {
         List<Api.Response> answers = whileThePoolIsExhausted(
                 () -> api.with(TIMEOUT, "20000").post("/blackboard/job/result", push),
                 () -> api.with(TIMEOUT, "20000").post("/blackboard/jobs", Map.of("functionBlockId", echo,
-                        "type", "EXECUTE", "payload", Map.of(), "idempotencyKey", "in-time")));
+                        "type", "EXECUTE", "payload", Map.of(), "idempotencyKey", "in-time")),
+                () -> api.with(TIMEOUT, "20000").post("/blackboard/jobs", Map.of("functionBlockId", echo,
+                        "type", "EXECUTE", "payload", Map.of("shared", "insert"))));
         assertThat(answers.get(0).status()).as(answers.get(0).toString()).isEqualTo(200);
         assertThat(answers.get(1).status()).as(answers.get(1).toString()).isEqualTo(201);
+        assertThat(answers.get(2).status()).as(answers.get(2).toString()).isEqualTo(201);
         assertThat(status(job)).isEqualTo("PUSHED");
     }
 

@@ -7,6 +7,7 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Semaphore;
 import java.util.function.Predicate;
+import org.springframework.lang.Nullable;
 
 /**
  * Runs calls that arrive together as one batch: one statement and one commit for many callers.
@@ -22,6 +23,10 @@ import java.util.function.Predicate;
  * constraint one row breaks, say: {@code oneCallsFault}) runs again one call at a time, and each
  * caller gets its own result or its own exception, as thrown. Any other failure (the database
  * unreachable) is every call's: each gets it at once, and nothing runs again.
+ * <p>
+ * A caller's {@link ConnectionDeadline} goes with its call: when a batch gets its database
+ * connection, the calls whose callers' deadlines passed meanwhile are refused, each by its own
+ * deadline, and the others run again without them, so nothing is done for a caller that left.
  *
  * @param <T> what one call asks for
  * @param <R> what it is answered
@@ -34,7 +39,23 @@ public final class Coalescer<T, R> {
         List<R> run(List<T> calls);
     }
 
-    private record Call<T, R>(T item, int weight, CompletableFuture<R> answer) {
+    private record Call<T, R>(T item, int weight, CompletableFuture<R> answer,
+            @Nullable ConnectionDeadline.Armed deadline) {
+
+        boolean late() {
+            return deadline != null && deadline.passed().getAsBoolean();
+        }
+    }
+
+    /** Thrown as a batch gets its connection: these calls' deadlines passed while it waited. */
+    private static final class LateCalls extends RuntimeException {
+
+        private final transient List<?> late;
+
+        LateCalls(List<?> late) {
+            super(null, null, false, false);
+            this.late = late;
+        }
     }
 
     private final Batch<T, R> batch;
@@ -55,9 +76,8 @@ public final class Coalescer<T, R> {
 
     /** Runs this call, with whatever calls arrive beside it, and answers it alone. */
     public R run(T item, int weight) {
-        // whichever thread's batch takes this call, its work is not this thread's first connection
-        ConnectionDeadline.clear();
-        Call<T, R> call = new Call<>(item, weight, new CompletableFuture<>());
+        // the caller's deadline goes with the call: checked when its batch gets a connection
+        Call<T, R> call = new Call<>(item, weight, new CompletableFuture<>(), ConnectionDeadline.take());
         queue.add(call);
         if (slots.tryAcquire()) {
             drain(call);
@@ -108,13 +128,24 @@ public final class Coalescer<T, R> {
     }
 
     private void runBatch(List<Call<T, R>> calls) {
+        // as the batch gets its connection, calls whose callers' deadlines passed while it waited
+        // are taken out, so nothing is done for them: each is refused, the rest run without them
+        ConnectionDeadline.beforeFirstConnection(new ConnectionDeadline.Armed(
+                () -> calls.stream().anyMatch(Call::late),
+                () -> {
+                    throw new LateCalls(calls.stream().filter(Call::late).toList());
+                }));
         try {
-            // the batch is every caller's: not refused for the one whose thread runs it
-            List<R> results = ConnectionDeadline.unchecked(() -> batch.run(calls.stream().map(Call::item).toList()));
+            List<R> results = batch.run(calls.stream().map(Call::item).toList());
             for (int i = 0; i < calls.size(); i++) {
                 calls.get(i).answer().complete(results.get(i));
             }
         } catch (Throwable failed) {
+            LateCalls late = cause(failed, LateCalls.class);
+            if (late != null) {
+                runWithout(calls, late.late);
+                return;
+            }
             if (calls.size() == 1 || !oneCallsFault.test(failed)) {
                 calls.forEach(call -> call.answer().completeExceptionally(failed));
                 return;
@@ -122,7 +153,41 @@ public final class Coalescer<T, R> {
             for (Call<T, R> call : calls) {
                 runBatch(List.of(call));
             }
+        } finally {
+            ConnectionDeadline.clear(); // a batch that got no connection leaves no check behind
         }
+    }
+
+    /** Refuses each late call by its own deadline, and runs the others again as a batch of their own. */
+    private void runWithout(List<Call<T, R>> calls, List<?> late) {
+        ConnectionDeadline.clear();
+        List<Call<T, R>> others = new ArrayList<>();
+        for (Call<T, R> call : calls) {
+            if (!late.contains(call)) {
+                others.add(call);
+                continue;
+            }
+            try {
+                call.deadline().refuse().run();
+                others.add(call); // not refused after all
+            } catch (RuntimeException refused) {
+                call.answer().completeExceptionally(refused);
+            }
+        }
+        if (!others.isEmpty()) {
+            runBatch(others);
+        }
+    }
+
+    /** The first throwable of that type in the chain (a transaction manager wraps what the pool throws). */
+    @Nullable
+    private static <E extends Throwable> E cause(Throwable failed, Class<E> type) {
+        for (Throwable t = failed; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (type.isInstance(t)) {
+                return type.cast(t);
+            }
+        }
+        return null;
     }
 
     private static RuntimeException rethrown(Throwable cause) {

@@ -1,6 +1,7 @@
 package io.blackboard.platform.sql;
 
-import java.util.function.Supplier;
+import java.util.function.BooleanSupplier;
+import org.springframework.lang.Nullable;
 
 /**
  * A check that runs when this thread next gets a database connection from the pool, once: a
@@ -8,40 +9,45 @@ import java.util.function.Supplier;
  * that waited for a connection (the pool exhausted under load) past that moment is refused then,
  * before its first statement, rather than doing its work for nobody. Only the first connection
  * is checked: a refusal after a statement could come after a commit, when "nothing was done" is
- * no longer true. The pool's {@link DeadlineDataSource} runs it.
+ * no longer true. The pool's {@link DeadlineDataSource} runs it; a {@link Coalescer} takes it off
+ * the caller's thread and checks each of its calls when its batch gets its connection.
  */
 public final class ConnectionDeadline {
 
-    private static final ThreadLocal<Runnable> CHECK = new ThreadLocal<>();
+    /**
+     * A caller's deadline: whether it has passed, and the refusal (which throws, and counts it).
+     */
+    public record Armed(BooleanSupplier passed, Runnable refuse) {
+    }
+
+    private static final ThreadLocal<Armed> ARMED = new ThreadLocal<>();
 
     private ConnectionDeadline() {
     }
 
-    /** Runs {@code check} (which throws to refuse the work) when this thread next gets a connection. */
-    public static void beforeFirstConnection(Runnable check) {
-        CHECK.set(check);
+    /** Refuses this thread's work, by {@code deadline}'s refusal, if it has passed when the thread next gets a connection. */
+    public static void beforeFirstConnection(Armed deadline) {
+        ARMED.set(deadline);
     }
 
     /** Forgets the check, run or not: the request is over. */
     public static void clear() {
-        CHECK.remove();
+        ARMED.remove();
     }
 
-    /**
-     * Runs {@code work} with no check armed, and none after it: work done for other callers as well
-     * (a coalesced batch) is not refused for the one whose thread runs it.
-     */
-    static <T> T unchecked(Supplier<T> work) {
-        CHECK.remove();
-        return work.get();
+    /** Takes this thread's check off it, to be checked elsewhere (a batch that runs for several callers). */
+    @Nullable
+    static Armed take() {
+        Armed armed = ARMED.get();
+        ARMED.remove();
+        return armed;
     }
 
     /** This thread has just got a connection: runs the armed check, if any, once. */
     static void connected() {
-        Runnable check = CHECK.get();
-        if (check != null) {
-            CHECK.remove();
-            check.run();
+        Armed armed = take();
+        if (armed != null && armed.passed().getAsBoolean()) {
+            armed.refuse().run();
         }
     }
 }

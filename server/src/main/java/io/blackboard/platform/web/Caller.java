@@ -107,7 +107,8 @@ public final class Caller {
                     + "start; nothing was done");
         }
         if (sentDeadline()) {
-            ConnectionDeadline.beforeFirstConnection(() -> requireBefore(deadline, WAITED_FOR_CONNECTION));
+            ConnectionDeadline.beforeFirstConnection(new ConnectionDeadline.Armed(() -> !before(deadline),
+                    () -> requireBefore(deadline, WAITED_FOR_CONNECTION)));
         }
     }
 

@@ -12,6 +12,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Predicate;
 import org.junit.jupiter.api.Test;
@@ -93,6 +94,52 @@ class CoalescerTest {
         }
         assertThat(batches).hasSize(2);
         assertThat(batches.get(1)).containsExactlyInAnyOrder(1, 2, 3, 4, 5);
+    }
+
+    /**
+     * Calls queued behind a held batch, two of them with deadlines that pass while they wait: as
+     * their batch gets its connection, those two are refused, each by its own deadline, and the
+     * batch runs again without them.
+     */
+    @Test
+    void callsWhoseDeadlinesPassedWhileTheirBatchWaitedAreRefusedAndTheRestRunWithoutThem() throws Exception {
+        AtomicBoolean passed = new AtomicBoolean();
+        Coalescer<Integer, String> coalescer = new Coalescer<>(calls -> {
+            ConnectionDeadline.connected(); // what the pool runs as the batch gets its connection
+            if (calls.contains(0)) {
+                inFlight.countDown();
+                await(release);
+            }
+            return answer(calls);
+        }, ONE_CALLS_FAULT, 1, 100);
+        try (ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor()) {
+            Future<String> first = runHeld(threads, coalescer);
+            List<Future<String>> queued = new ArrayList<>();
+            for (int i = 1; i <= 4; i++) {
+                int call = i;
+                queued.add(threads.submit(() -> {
+                    if (call % 2 == 0) {
+                        ConnectionDeadline.beforeFirstConnection(new ConnectionDeadline.Armed(passed::get, () -> {
+                            throw new IllegalStateException("late " + call);
+                        }));
+                    }
+                    return coalescer.run(call, 1);
+                }));
+            }
+            awaitQueued(coalescer, 4);
+            passed.set(true);
+            release.countDown();
+
+            assertThat(first.get(10, TimeUnit.SECONDS)).isEqualTo("answer 0");
+            assertThat(queued.get(0).get(10, TimeUnit.SECONDS)).isEqualTo("answer 1");
+            assertThat(queued.get(2).get(10, TimeUnit.SECONDS)).isEqualTo("answer 3");
+            for (int late : List.of(2, 4)) {
+                assertThatThrownBy(() -> queued.get(late - 1).get(10, TimeUnit.SECONDS)).cause()
+                        .isInstanceOf(IllegalStateException.class).hasMessage("late " + late);
+            }
+        }
+        assertThat(batches).hasSize(2);
+        assertThat(batches.get(1)).containsExactlyInAnyOrder(1, 3);
     }
 
     @Test

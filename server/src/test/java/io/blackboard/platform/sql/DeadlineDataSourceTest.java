@@ -21,8 +21,8 @@ import org.springframework.context.support.GenericApplicationContext;
 /**
  * The pool behind {@link DeadlineDataSource}, in a context of its own, as Spring Boot's pool is
  * declared: a thread's armed check runs once, on its next connection only; a refused connection
- * goes back to the pool unused; a coalesced batch runs unchecked; and closing the context closes
- * the pool through the wrapper.
+ * goes back to the pool unused; a check taken off the thread (by a coalesced batch) is not run
+ * there; and closing the context still closes the pool.
  */
 class DeadlineDataSourceTest {
 
@@ -66,17 +66,29 @@ class DeadlineDataSourceTest {
         assertThat(pool.isClosed()).as("the pool closed with the context").isTrue();
     }
 
+    /** A deadline that has passed, counting the times it was asked. */
+    static ConnectionDeadline.Armed counting(AtomicInteger asked) {
+        return new ConnectionDeadline.Armed(() -> asked.incrementAndGet() < 0, () -> {
+        });
+    }
+
+    static ConnectionDeadline.Armed passed() {
+        return new ConnectionDeadline.Armed(() -> true, () -> {
+            throw new Refused();
+        });
+    }
+
     @Test
     void aCheckRunsOnceOnTheThreadsNextConnection() throws SQLException {
         AtomicInteger ran = new AtomicInteger();
-        ConnectionDeadline.beforeFirstConnection(ran::incrementAndGet);
+        ConnectionDeadline.beforeFirstConnection(counting(ran));
         try (Connection first = dataSource.getConnection(); Connection second = dataSource.getConnection()) {
             assertThat(first.isValid(1)).isTrue();
             assertThat(second.isValid(1)).isTrue();
         }
         assertThat(ran).hasValue(1);
 
-        ConnectionDeadline.beforeFirstConnection(ran::incrementAndGet);
+        ConnectionDeadline.beforeFirstConnection(counting(ran));
         try (ExecutorService other = Executors.newVirtualThreadPerTaskExecutor()) {
             CompletableFuture.runAsync(() -> {
                 try (Connection connection = dataSource.getConnection()) {
@@ -95,9 +107,7 @@ class DeadlineDataSourceTest {
 
     @Test
     void aRefusedConnectionGoesBackToThePoolUnused() throws Exception {
-        ConnectionDeadline.beforeFirstConnection(() -> {
-            throw new Refused();
-        });
+        ConnectionDeadline.beforeFirstConnection(passed());
         assertThatThrownBy(dataSource::getConnection).isInstanceOf(Refused.class);
         assertThat(pool.getHikariPoolMXBean().getActiveConnections()).isZero();
         try (Connection again = dataSource.getConnection()) {
@@ -106,20 +116,12 @@ class DeadlineDataSourceTest {
     }
 
     @Test
-    void aBatchForOtherCallersRunsUncheckedAndLeavesNoCheck() throws SQLException {
-        ConnectionDeadline.beforeFirstConnection(() -> {
-            throw new Refused();
-        });
-        boolean valid = ConnectionDeadline.unchecked(() -> {
-            try (Connection connection = dataSource.getConnection()) {
-                return connection.isValid(1);
-            } catch (SQLException e) {
-                throw new IllegalStateException(e);
-            }
-        });
-        assertThat(valid).isTrue();
-        try (Connection after = dataSource.getConnection()) {
-            assertThat(after.isValid(1)).isTrue();
+    void aCheckTakenOffTheThreadIsNotRunThere() throws SQLException {
+        ConnectionDeadline.beforeFirstConnection(passed());
+        assertThat(ConnectionDeadline.take()).isNotNull();
+        try (Connection connection = dataSource.getConnection()) {
+            assertThat(connection.isValid(1)).isTrue();
         }
+        assertThat(ConnectionDeadline.take()).isNull();
     }
 }
