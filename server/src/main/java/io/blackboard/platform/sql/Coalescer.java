@@ -169,7 +169,8 @@ public final class Coalescer<T, R> {
             }
             try {
                 call.deadline().refuse().run();
-                others.add(call); // not refused after all
+                // not refused after all: it runs, and is not checked again (no loop on a bad deadline)
+                others.add(new Call<>(call.item(), call.weight(), call.answer(), null));
             } catch (RuntimeException refused) {
                 call.answer().completeExceptionally(refused);
             }

@@ -142,6 +142,24 @@ class CoalescerTest {
         assertThat(batches.get(1)).containsExactlyInAnyOrder(1, 3);
     }
 
+    /** A deadline that says it passed but does not refuse: its call runs once, without looping on it. */
+    @Test
+    void aDeadlineThatDoesNotRefuseLetsItsCallRun() throws Exception {
+        Coalescer<Integer, String> coalescer = new Coalescer<>(calls -> {
+            ConnectionDeadline.connected();
+            return answer(calls);
+        }, ONE_CALLS_FAULT, 1, 100);
+        try (ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor()) {
+            Future<String> call = threads.submit(() -> {
+                ConnectionDeadline.beforeFirstConnection(new ConnectionDeadline.Armed(() -> true, () -> {
+                }));
+                return coalescer.run(5, 1);
+            });
+            assertThat(call.get(10, TimeUnit.SECONDS)).isEqualTo("answer 5");
+        }
+        assertThat(batches).containsExactly(List.of(5));
+    }
+
     @Test
     void aFailingCallFailsAloneAndTheOthersOfItsBatchAreAnswered() throws Exception {
         Coalescer<Integer, String> coalescer = held(100);
