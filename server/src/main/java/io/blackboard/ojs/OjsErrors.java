@@ -1,6 +1,7 @@
 package io.blackboard.ojs;
 
 import io.blackboard.platform.errors.BodyTooLarge;
+import io.blackboard.platform.errors.ExceptionUtils;
 import io.blackboard.platform.errors.ProblemHandler;
 import io.blackboard.platform.web.Caller;
 import jakarta.servlet.http.HttpServletRequest;
@@ -67,10 +68,9 @@ class OjsErrors {
     @ExceptionHandler({DataAccessResourceFailureException.class, TransientDataAccessException.class,
             CannotCreateTransactionException.class})
     ResponseEntity<ObjectNode> backendDown(Exception e, HttpServletRequest request) {
-        for (Throwable cause = e.getCause(); cause != null && cause != cause.getCause(); cause = cause.getCause()) {
-            if (cause instanceof Caller.AnswerUnwanted unwanted) {
-                return unwanted(unwanted, request); // refused as its connection was handed out
-            }
+        Caller.AnswerUnwanted unwanted = ExceptionUtils.find(e, Caller.AnswerUnwanted.class);
+        if (unwanted != null) {
+            return unwanted(unwanted, request); // refused as its connection was handed out
         }
         log.warn("OJS {} {}: the database is not available ({})", request.getMethod(), request.getRequestURI(),
                 e.toString());

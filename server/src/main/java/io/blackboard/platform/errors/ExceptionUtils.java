@@ -2,13 +2,14 @@ package io.blackboard.platform.errors;
 
 import java.util.function.Predicate;
 
-final class ExceptionUtils {
+/** Looks through an exception's causes, whatever wrapped it. */
+public final class ExceptionUtils {
 
     private ExceptionUtils() {
     }
 
     /** The first cause of that type in the chain, or null. */
-    static <T extends Throwable> T find(Throwable e, Class<T> type) {
+    public static <T extends Throwable> T find(Throwable e, Class<T> type) {
         for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
             if (type.isInstance(t)) {
                 return type.cast(t);

@@ -1,5 +1,6 @@
 package io.blackboard.platform.sql;
 
+import io.blackboard.platform.errors.ExceptionUtils;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -130,18 +131,20 @@ public final class Coalescer<T, R> {
     private void runBatch(List<Call<T, R>> calls) {
         // as the batch gets its connection, calls whose callers' deadlines passed while it waited
         // are taken out, so nothing is done for them: each is refused, the rest run without them
-        ConnectionDeadline.beforeFirstConnection(new ConnectionDeadline.Armed(
-                () -> calls.stream().anyMatch(Call::late),
-                () -> {
-                    throw new LateCalls(calls.stream().filter(Call::late).toList());
-                }));
+        if (calls.stream().anyMatch(call -> call.deadline() != null)) {
+            ConnectionDeadline.beforeFirstConnection(new ConnectionDeadline.Armed(
+                    () -> calls.stream().anyMatch(Call::late),
+                    () -> {
+                        throw new LateCalls(calls.stream().filter(Call::late).toList());
+                    }));
+        }
         try {
             List<R> results = batch.run(calls.stream().map(Call::item).toList());
             for (int i = 0; i < calls.size(); i++) {
                 calls.get(i).answer().complete(results.get(i));
             }
         } catch (Throwable failed) {
-            LateCalls late = cause(failed, LateCalls.class);
+            LateCalls late = ExceptionUtils.find(failed, LateCalls.class);
             if (late != null) {
                 runWithout(calls, late.late);
                 return;
@@ -178,17 +181,6 @@ public final class Coalescer<T, R> {
         if (!others.isEmpty()) {
             runBatch(others);
         }
-    }
-
-    /** The first throwable of that type in the chain (a transaction manager wraps what the pool throws). */
-    @Nullable
-    private static <E extends Throwable> E cause(Throwable failed, Class<E> type) {
-        for (Throwable t = failed; t != null; t = t.getCause() == t ? null : t.getCause()) {
-            if (type.isInstance(t)) {
-                return type.cast(t);
-            }
-        }
-        return null;
     }
 
     private static RuntimeException rethrown(Throwable cause) {
