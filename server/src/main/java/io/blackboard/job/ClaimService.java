@@ -104,23 +104,21 @@ class ClaimService {
     }
 
     /**
-     * Claims at once (no waiting) in one transaction, after {@code first} ran in it with the
-     * worker's row locked and the request found valid: {@link NextService} lands the worker's
-     * pushes there, so their freed slots count and one commit covers both. Refused as a whole when
-     * the caller's deadline passed before the transaction began its work; claims nothing when it
-     * passed during {@code first}.
+     * Claims at once (no waiting) in the transaction in progress, after {@code first} ran in it
+     * with the worker's row locked and the request found valid: {@link NextService} lands the
+     * worker's pushes there, so their freed slots count and one commit covers both. Refused when
+     * {@code deadline} passed before the work began; claims nothing when it passed during
+     * {@code first}. The claims are not yet {@link #deliver delivered}.
      */
-    List<JobView> claimAfter(PollRequest request, Runnable first, Caller caller) {
-        long deadline = caller.deadline(Caller.NO_DEADLINE);
-        return deliver(request.workerId(), tx.execute(status -> claimOnce(request, first, caller, deadline)).claimed(),
-                caller);
+    List<JobView> claimWithin(PollRequest request, Runnable first, Caller caller, long deadline) {
+        return claimOnce(request, first, caller, deadline).claimed();
     }
 
     /**
      * Hands claims to the answer, unless its client has gone: then they go back to PENDING at
      * once, as they do if writing the answer fails.
      */
-    private List<JobView> deliver(UUID workerId, List<JobView> claimed, Caller caller) {
+    List<JobView> deliver(UUID workerId, List<JobView> claimed, Caller caller) {
         if (claimed.isEmpty()) {
             return claimed;
         }
@@ -160,7 +158,7 @@ class ClaimService {
         List<JobView> claimed = store.claim(workerId, worker, claimFrom, from, request.limitOrDefault(),
                 properties.stuckJobTimeout());
         claimed.forEach(job -> hints.claimed(worker.labels(), job));
-        metrics.claimed(claimed);
+        JobSignals.afterCommit(() -> metrics.claimed(claimed)); // a claim undone with its transaction is no claim
         if (!claimed.isEmpty() && log.isDebugEnabled()) {
             log.debug("Worker {} claimed {}", workerId, claimed.stream().map(JobView::id).toList());
         }

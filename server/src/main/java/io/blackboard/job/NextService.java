@@ -1,10 +1,18 @@
 package io.blackboard.job;
 
+import io.blackboard.platform.errors.ApiException;
 import io.blackboard.platform.errors.BadRequest;
+import io.blackboard.platform.sql.Coalescer;
 import io.blackboard.platform.web.Caller;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
 import java.util.List;
+import java.util.stream.IntStream;
+import org.springframework.dao.ConcurrencyFailureException;
+import org.springframework.dao.DataIntegrityViolationException;
 import org.springframework.stereotype.Service;
+import org.springframework.transaction.support.TransactionTemplate;
 
 /**
  * One round trip per job for a busy worker: the results it pushes and the next jobs it claims,
@@ -12,16 +20,46 @@ import org.springframework.stereotype.Service;
  * exactly as a batch push lands them (fenced by worker and attempt, each answered on its own);
  * the claim then sees their slots free. One commit covers both, and a request refused as a
  * whole (unknown worker, a block it does not serve) leaves nothing pushed and nothing claimed.
+ * <p>
+ * The round trips of different workers that arrive together share that transaction
+ * ({@link Coalescer}): while earlier ones run, the next ones queue, then go as one transaction,
+ * each worker's part as it would run alone, in the order of the workers' ids (so two such
+ * transactions never wait on each other's worker rows in a cycle), and one commit for all.
+ * One worker's fault (an unknown worker, a block it does not serve, its deadline passed, a
+ * deadlock) undoes the shared transaction, and each part runs again alone: every request is
+ * answered, or refused, on its own, and nothing lands twice.
  */
 @Service
 class NextService {
 
+    /**
+     * Shared transactions running at once on this replica. Each runs its workers' statements one
+     * after the other, so with too few the cores wait on round trips and commits (two: 44% idle in
+     * the benchmark), and with too many the batches stay small (eight: PostgreSQL's CPU per job
+     * back up by a quarter); four keep both low and leave most of the pool to the rest.
+     */
+    static final int BATCHES_IN_FLIGHT = 4;
+    /** Round trips one shared transaction takes before those queued behind it go in the next. */
+    private static final int MAX_BATCH = 32;
+
+    /** One worker's round trip, as it waits for a shared transaction. */
+    private record Call(NextRequest request, Caller caller, long deadline) {
+    }
+
+    /** What one worker's part of a shared transaction did: its pushes' answers and its claims (not yet delivered). */
+    private record Done(List<PushOutcome> results, List<JobView> claimed) {
+    }
+
     private final ClaimService claims;
     private final PushService pushes;
+    private final TransactionTemplate tx;
+    private final Coalescer<Call, Done> together;
 
-    NextService(ClaimService claims, PushService pushes) {
+    NextService(ClaimService claims, PushService pushes, TransactionTemplate tx) {
         this.claims = claims;
         this.pushes = pushes;
+        this.tx = tx;
+        this.together = new Coalescer<>(this::runTogether, NextService::oneCallsFault, BATCHES_IN_FLIGHT, MAX_BATCH);
     }
 
     NextAnswer next(NextRequest request, Caller caller) {
@@ -31,13 +69,51 @@ class NextService {
                 throw new BadRequest("results[" + i + "].workerId: every push must name the request's workerId");
             }
         }
+        Done done = together.run(new Call(request, caller, caller.deadline(Caller.NO_DEADLINE)), 1);
+        return new NextAnswer(done.results(), claims.deliver(request.workerId(), done.claimed(), caller));
+    }
+
+    /** Round trips queued behind the shared transactions running (for tests). */
+    int queued() {
+        return together.queued();
+    }
+
+    /**
+     * The round trips of a batch, one transaction: each worker's pushes, then its claim, with its
+     * row locked; in the order of the workers' ids. Answers in the order of the calls.
+     */
+    private List<Done> runTogether(List<Call> calls) {
+        Done[] done = new Done[calls.size()];
+        int[] byWorker = IntStream.range(0, calls.size()).boxed()
+                .sorted(Comparator.comparing(i -> calls.get(i).request().workerId()))
+                .mapToInt(Integer::intValue).toArray();
+        tx.executeWithoutResult(status -> {
+            Arrays.fill(done, null); // a transaction run again must not answer twice
+            for (int i : byWorker) {
+                done[i] = runOne(calls.get(i));
+            }
+        });
+        return Arrays.asList(done);
+    }
+
+    private Done runOne(Call call) {
+        List<PushRequest> results = call.request().resultsOrNone();
         List<PushOutcome> outcomes = new ArrayList<>(results.size());
-        List<JobView> jobs = claims.claimAfter(request.poll(), () -> {
-            outcomes.clear(); // the transaction is not retried today, but a retried one must not answer twice
+        List<JobView> claimed = claims.claimWithin(call.request().poll(), () -> {
             if (!results.isEmpty()) {
                 outcomes.addAll(pushes.pushBatch(results));
             }
-        }, caller);
-        return new NextAnswer(outcomes, jobs);
+        }, call.caller(), call.deadline());
+        return new Done(outcomes, claimed);
+    }
+
+    /**
+     * What one worker's part can cause, so the others run again without it: a refusal of its own,
+     * a constraint one of its rows breaks, a deadlock or lock timeout its rows were part of.
+     * Anything else (the database unreachable) is every part's.
+     */
+    private static boolean oneCallsFault(Throwable failed) {
+        return failed instanceof ApiException || failed instanceof DataIntegrityViolationException
+                || failed instanceof ConcurrencyFailureException;
     }
 }

@@ -4,11 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.blackboard.Api;
 import io.blackboard.IntegrationTest;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.function.BooleanSupplier;
 import tools.jackson.databind.JsonNode;
 
 /** Fixtures for the blackboard tests: a worker serving a function block, jobs, polls and pushes. */
@@ -98,5 +100,22 @@ abstract class BlackboardTest extends IntegrationTest {
 
     static UUID id(JsonNode node) {
         return UUID.fromString(node.get("id").asString());
+    }
+
+    /** Statements of this database waiting for a lock whose text contains {@code fragment}. */
+    protected long waitingOnLocks(String fragment) {
+        return jdbc.sql("""
+                select count(*) from pg_stat_activity
+                 where datname = current_database() and wait_event_type = 'Lock' and query like '%' || :fragment || '%'
+                """).param("fragment", fragment).query(Long.class).single();
+    }
+
+    /** Waits until {@code condition} holds, failing after 15 s. */
+    protected static void await(BooleanSupplier condition) throws InterruptedException {
+        long deadline = System.nanoTime() + Duration.ofSeconds(15).toNanos();
+        while (!condition.getAsBoolean()) {
+            assertThat(System.nanoTime()).as("condition within 15 s").isLessThan(deadline);
+            Thread.sleep(10);
+        }
     }
 }

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.blackboard.Api;
 import java.sql.Connection;
 import java.sql.Statement;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -15,7 +14,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -111,7 +109,7 @@ class CoalescedCreateTest extends BlackboardTest {
                             "type", "EXECUTE", "payload", Map.of("n", n)));
                     answers.add(threads.submit(() -> api.post("/blackboard/jobs", body)));
                     if (n == 1) {
-                        await(() -> waitingInserts() == 2);
+                        await(() -> waitingOnLocks("insert into job ") == 2);
                     }
                 }
                 await(() -> jobs.createsQueued() == blocks.size() - 2);
@@ -124,21 +122,6 @@ class CoalescedCreateTest extends BlackboardTest {
                 done.add(answer.get(30, TimeUnit.SECONDS));
             }
             return done;
-        }
-    }
-
-    private long waitingInserts() {
-        return jdbc.sql("""
-                select count(*) from pg_stat_activity
-                 where datname = current_database() and wait_event_type = 'Lock' and query like '%insert into job %'
-                """).query(Long.class).single();
-    }
-
-    private static void await(BooleanSupplier condition) throws InterruptedException {
-        long deadline = System.nanoTime() + Duration.ofSeconds(15).toNanos();
-        while (!condition.getAsBoolean()) {
-            assertThat(System.nanoTime()).as("condition within 15 s").isLessThan(deadline);
-            Thread.sleep(10);
         }
     }
 }

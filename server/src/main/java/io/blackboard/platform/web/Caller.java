@@ -19,7 +19,8 @@ import org.springframework.lang.Nullable;
  * The client of the request in progress, as far as the server can tell: when it stops waiting
  * for the answer (its deadline, from the {@value #TIMEOUT_HEADER} header), whether its
  * connection is still open, and what to undo when the answer does not reach it. One per request,
- * used by the request's own thread only. Deadlines are on this JVM's monotonic clock
+ * used by the request's own thread, but for {@link #requireBefore}, which a transaction shared
+ * with other requests' work may run on its own thread. Deadlines are on this JVM's monotonic clock
  * ({@link System#nanoTime()}): they never leave the replica.
  */
 public final class Caller {
