@@ -104,14 +104,19 @@ class ClaimService {
     }
 
     /**
-     * Claims at once (no waiting) in the transaction in progress, after {@code first} ran in it
-     * with the worker's row locked and the request found valid: {@link NextService} lands the
-     * worker's pushes there, so their freed slots count and one commit covers both. Refused when
-     * {@code deadline} passed before the work began; claims nothing when it passed during
-     * {@code first}. The claims are not yet {@link #deliver delivered}.
+     * The first half of a claim at once (no waiting) in the transaction in progress: locks the
+     * worker's row, checks the request, then runs {@code first} ({@link NextService} lands the
+     * worker's pushes there, so their freed slots count and one commit covers both). Refused when
+     * {@code deadline} passed before the work began. {@link #claimPrepared} claims; the claims are
+     * then not yet {@link #deliver delivered}.
      */
-    List<JobView> claimWithin(PollRequest request, Runnable first, Caller caller, long deadline) {
-        return claimOnce(request, first, caller, deadline).claimed();
+    Prepared prepareWithin(PollRequest request, Runnable first, Caller caller, long deadline) {
+        return prepare(request, first, caller, deadline);
+    }
+
+    /** The second half: claims for a {@link #prepareWithin prepared} request, nothing when its deadline passed. */
+    List<JobView> claimPrepared(Prepared prepared) {
+        return claimPreparedOnce(prepared).claimed();
     }
 
     /**
@@ -134,7 +139,15 @@ class ClaimService {
     private record Attempt(List<JobView> claimed, Set<UUID> blocks, String labels, boolean eligible) {
     }
 
+    /** A claim's request with its worker's row locked, found valid and its {@code first} run: ready to claim. */
+    record Prepared(PollRequest request, ClaimStore.PollingWorker worker, Set<UUID> blocks, long deadline) {
+    }
+
     private Attempt claimOnce(PollRequest request, Runnable first, Caller caller, long deadline) {
+        return claimPreparedOnce(prepare(request, first, caller, deadline));
+    }
+
+    private Prepared prepare(PollRequest request, Runnable first, Caller caller, long deadline) {
         UUID workerId = request.workerId();
         ClaimStore.PollingWorker worker = store.lockForPoll(workerId).orElseThrow(() -> new WorkerNotFound(workerId));
         caller.requireBefore(deadline); // a connection may have been long in coming
@@ -148,9 +161,17 @@ class ClaimService {
             blocks = new LinkedHashSet<>(request.functionBlockIds());
         }
         first.run();
+        return new Prepared(request, worker, blocks, deadline);
+    }
+
+    private Attempt claimPreparedOnce(Prepared prepared) {
+        PollRequest request = prepared.request();
+        UUID workerId = request.workerId();
+        ClaimStore.PollingWorker worker = prepared.worker();
+        Set<UUID> blocks = prepared.blocks();
         boolean eligible = worker.state() == WorkerState.ONLINE && worker.directive() == Directive.RUN
                 && !blocks.isEmpty() && request.limitOrDefault() > 0;
-        if (!eligible || !Caller.before(deadline)) {
+        if (!eligible || !Caller.before(prepared.deadline())) {
             return new Attempt(List.of(), blocks, worker.labels(), eligible);
         }
         List<UUID> claimFrom = List.copyOf(blocks);

@@ -6,6 +6,7 @@ import io.blackboard.platform.sql.Coalescer;
 import io.blackboard.platform.web.Caller;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.Comparator;
 import java.util.List;
 import java.util.stream.IntStream;
@@ -22,9 +23,9 @@ import org.springframework.transaction.support.TransactionTemplate;
  * whole (unknown worker, a block it does not serve) leaves nothing pushed and nothing claimed.
  * <p>
  * The round trips of different workers that arrive together share that transaction
- * ({@link Coalescer}): while earlier ones run, the next ones queue, then go as one transaction,
- * each worker's part as it would run alone, in the order of the workers' ids (so two such
- * transactions never wait on each other's worker rows in a cycle), and one commit for all.
+ * ({@link Coalescer}): while earlier ones run, the next ones queue, then go as one transaction:
+ * each worker's row locked and its pushes landed, in the order of the workers' ids, then each
+ * worker's claim (an order that cannot deadlock, {@link #runTogether}), and one commit for all.
  * One worker's fault (an unknown worker, a block it does not serve, its deadline passed, a
  * deadlock) undoes the shared transaction, and each part runs again alone: every request is
  * answered, or refused, on its own, and nothing lands twice.
@@ -79,8 +80,18 @@ class NextService {
     }
 
     /**
-     * The round trips of a batch, one transaction: each worker's pushes, then its claim, with its
-     * row locked; in the order of the workers' ids. Answers in the order of the calls.
+     * The round trips of a batch, one transaction, in two passes: first, in the order of the
+     * workers' ids, each worker's row locked and its pushes landed; then each worker's claim.
+     * <p>
+     * The order keeps shared transactions from deadlocking. A claim can leave a row locked that it
+     * does not take: under READ COMMITTED, a PENDING row it found that another transaction had
+     * claimed meanwhile stays locked by the claim's {@code FOR UPDATE} after its recheck drops it,
+     * until the claim's transaction ends; such a row is some worker's POLLED job, which that
+     * worker's push waits for. A transaction that claimed for one worker and then pushed for
+     * another could wait on a transaction that waits on it (on the first's stray lock, or on a
+     * worker row); claims here come after every push and wait on nothing ({@code SKIP LOCKED}),
+     * so a transaction holding such a lock never waits, and the worker rows are locked in one
+     * order. Answers in the order of the calls.
      */
     private List<Done> runTogether(List<Call> calls) {
         Done[] done = new Done[calls.size()];
@@ -89,22 +100,24 @@ class NextService {
                 .mapToInt(Integer::intValue).toArray();
         tx.executeWithoutResult(status -> {
             Arrays.fill(done, null); // a transaction run again must not answer twice
+            List<List<PushOutcome>> outcomes = new ArrayList<>(Collections.nCopies(calls.size(), null));
+            ClaimService.Prepared[] prepared = new ClaimService.Prepared[calls.size()];
             for (int i : byWorker) {
-                done[i] = runOne(calls.get(i));
+                Call call = calls.get(i);
+                List<PushRequest> results = call.request().resultsOrNone();
+                outcomes.set(i, results.isEmpty() ? List.of() : new ArrayList<>(results.size()));
+                List<PushOutcome> landed = outcomes.get(i);
+                prepared[i] = claims.prepareWithin(call.request().poll(), () -> {
+                    if (!results.isEmpty()) {
+                        landed.addAll(pushes.pushBatch(results));
+                    }
+                }, call.caller(), call.deadline());
+            }
+            for (int i : byWorker) {
+                done[i] = new Done(outcomes.get(i), claims.claimPrepared(prepared[i]));
             }
         });
         return Arrays.asList(done);
-    }
-
-    private Done runOne(Call call) {
-        List<PushRequest> results = call.request().resultsOrNone();
-        List<PushOutcome> outcomes = new ArrayList<>(results.size());
-        List<JobView> claimed = claims.claimWithin(call.request().poll(), () -> {
-            if (!results.isEmpty()) {
-                outcomes.addAll(pushes.pushBatch(results));
-            }
-        }, call.caller(), call.deadline());
-        return new Done(outcomes, claimed);
     }
 
     /**
