@@ -103,18 +103,7 @@ class ClaimService {
         }
     }
 
-    /**
-     * The first half of a claim at once (no waiting) in the transaction in progress: locks the
-     * worker's row, checks the request, then runs {@code first} ({@link NextService} lands the
-     * worker's pushes there, so their freed slots count and one commit covers both). Refused when
-     * {@code deadline} passed before the work began. {@link #claimPrepared} claims; the claims are
-     * then not yet {@link #deliver delivered}.
-     */
-    Prepared prepareWithin(PollRequest request, Runnable first, Caller caller, long deadline) {
-        return prepare(request, first, caller, deadline);
-    }
-
-    /** The second half: claims for a {@link #prepareWithin prepared} request, nothing when its deadline passed. */
+    /** The second half: claims for a {@link #prepare prepared} request, nothing when its deadline passed. */
     List<JobView> claimPrepared(Prepared prepared) {
         return claimPreparedOnce(prepared).claimed();
     }
@@ -147,7 +136,14 @@ class ClaimService {
         return claimPreparedOnce(prepare(request, first, caller, deadline));
     }
 
-    private Prepared prepare(PollRequest request, Runnable first, Caller caller, long deadline) {
+    /**
+     * The first half of a claim at once (no waiting) in the transaction in progress: locks the
+     * worker's row, checks the request, then runs {@code first} ({@link NextService} lands the
+     * worker's pushes there, so their freed slots count and one commit covers both). Refused when
+     * {@code deadline} passed before the work began. {@link #claimPrepared} claims; the claims are
+     * then not yet {@link #deliver delivered}.
+     */
+    Prepared prepare(PollRequest request, Runnable first, Caller caller, long deadline) {
         UUID workerId = request.workerId();
         ClaimStore.PollingWorker worker = store.lockForPoll(workerId).orElseThrow(() -> new WorkerNotFound(workerId));
         caller.requireBefore(deadline); // a connection may have been long in coming

@@ -99,15 +99,14 @@ class NextService {
                 .sorted(Comparator.comparing(i -> calls.get(i).request().workerId()))
                 .mapToInt(Integer::intValue).toArray();
         tx.executeWithoutResult(status -> {
-            Arrays.fill(done, null); // a transaction run again must not answer twice
             List<List<PushOutcome>> outcomes = new ArrayList<>(Collections.nCopies(calls.size(), null));
             ClaimService.Prepared[] prepared = new ClaimService.Prepared[calls.size()];
             for (int i : byWorker) {
                 Call call = calls.get(i);
                 List<PushRequest> results = call.request().resultsOrNone();
-                outcomes.set(i, results.isEmpty() ? List.of() : new ArrayList<>(results.size()));
-                List<PushOutcome> landed = outcomes.get(i);
-                prepared[i] = claims.prepareWithin(call.request().poll(), () -> {
+                List<PushOutcome> landed = new ArrayList<>(results.size());
+                outcomes.set(i, landed);
+                prepared[i] = claims.prepare(call.request().poll(), () -> {
                     if (!results.isEmpty()) {
                         landed.addAll(pushes.pushBatch(results));
                     }
