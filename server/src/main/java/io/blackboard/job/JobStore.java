@@ -43,7 +43,7 @@ class JobStore {
                  cross join lateral (select coalesce(x.run_at, now() + x.delay_ms * interval '1 millisecond')
                                             as run_at) s
                  order by ord
-                on conflict (idempotency_key) do nothing
+                on conflict (idempotency_key) where idempotency_key is not null do nothing
                 returning *),
             events as (
                 insert into job_event (job_id, kind, attempt, actor, detail)
@@ -58,7 +58,10 @@ class JobStore {
      * it matched ({@code block_choices}): a newer version registered since must not make it a
      * conflict. What the server changes on its own is not compared: a retry moves {@code run_at}
      * (once the job has been claimed), a dead letter's re-run raises {@code max_attempts} (its
-     * policy, compared whole, holds the maxAttempts asked for).
+     * policy, compared whole, holds the maxAttempts asked for). The key's index holds keyed
+     * jobs only: each input's key is looked up in it on its own (a {@code lateral}
+     * subquery of at most the one job a key can name), where the statement says the key is not
+     * null: the index is probed, never walked, whatever its size and statistics.
      */
     static final String JOB_MATCH_IDEMPOTENCY_KEYS = """
             select x.ord, j.id,
@@ -70,7 +73,9 @@ class JobStore {
                     and j.execution_timeout_ms is not distinct from x.execution_timeout_ms
                     and (x.run_at is null or j.run_at = x.run_at or j.attempt > 0)) as same
               from %s
-              join job j on j.idempotency_key = x.idempotency_key
+             cross join lateral (select * from job j
+                                  where j.idempotency_key = x.idempotency_key and j.idempotency_key is not null
+                                  limit 1) j
             """.formatted(INPUT);
 
     /** The requested function blocks that exist, with their params schema and retry policy (null when none). */

@@ -1,6 +1,7 @@
 package io.blackboard.job;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.blackboard.Api;
 import io.blackboard.QueryPlan;
@@ -12,12 +13,13 @@ import java.util.UUID;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.dao.DuplicateKeyException;
 import org.springframework.jdbc.core.namedparam.MapSqlParameterSource;
 
 /**
  * The engine's job statements against the real database: a keyed create and a cancel each
- * change a job once and then find nothing; the idempotency look-up and the audit trail read
- * their indexes.
+ * change a job once and then find nothing; only keyed jobs have an entry of the key's unique
+ * index; the idempotency look-up and the audit trail read their indexes.
  */
 class JobStoreTest extends BlackboardTest {
 
@@ -61,6 +63,26 @@ class JobStoreTest extends BlackboardTest {
         assertThat(row(pushed)).isEqualTo(rowPushed);
         assertThat(store.events(cancelled, 0, 1000)).extracting(JobEvent::kind)
                 .containsExactly(EventKind.CREATED, EventKind.CANCELLED);
+    }
+
+    /**
+     * The key's unique index holds the keyed jobs only (a keyless job's insert, claim and push
+     * write no entry of it), and still refuses a second job with a taken key on any path, not
+     * only the create's {@code on conflict}.
+     */
+    @Test
+    void onlyKeyedJobsHaveAnEntryOfTheKeysUniqueIndexAndATakenKeyIsRefused() {
+        workerServingEcho(Map.of());
+        createJob(echo, Map.of());
+        createJob(echo, Map.of());
+        store.insert(keyedJob(UUID.randomUUID(), 1));
+
+        assertThat(jdbc.sql("select pg_get_indexdef('job_idempotency_key'::regclass)").query(String.class).single())
+                .isEqualTo("CREATE UNIQUE INDEX job_idempotency_key ON public.job USING btree (idempotency_key)"
+                        + " WHERE (idempotency_key IS NOT NULL)");
+        assertThat(count("job")).isEqualTo(3);
+        assertThatThrownBy(() -> jdbc.sql("update job set idempotency_key = 'k' where idempotency_key is null")
+                .update()).isInstanceOf(DuplicateKeyException.class);
     }
 
     /** A keyed create finds the jobs of its keys by the key's index; a job's audit trail is read by the job's. */
