@@ -17,8 +17,10 @@ import org.springframework.transaction.support.TransactionTemplate;
  * the morning's jobs arrive (a ping's check for held jobs read the whole job table), until the
  * next ANALYZE. Autovacuum runs one once 50 rows and a tenth of the recorded count have changed,
  * but on its own cadence (a minute by default; never, if it is off). This sweeper runs it within
- * {@link #INTERVAL} of a table holding more than twice the rows recorded and a thousand more,
- * which a table of steady size never does: it leaves the rest to autovacuum.
+ * {@link #INTERVAL} of a table holding more than twice the rows recorded and a thousand more, or
+ * taking more than twice the pages recorded and a few more ({@link StatisticsStore#GROWN}),
+ * which a table of steady size never does: it leaves the rest to autovacuum. An ANALYZE also
+ * makes every connection plan the table's statements anew, so plans made on the empty table go.
  *
  * <p>Every replica runs it; the one that takes the advisory lock analyzes, the others skip. An
  * ANALYZE that meets a vacuum of its table gives up at once and leaves it to the next pass.

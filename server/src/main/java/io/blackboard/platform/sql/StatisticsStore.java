@@ -15,19 +15,28 @@ class StatisticsStore {
     /** One replica analyzes at a time: the others skip their pass (the key is arbitrary and unique here). */
     static final long LOCK_KEY = 2_026_000_027L;
 
+    /** Growth in pages (of 8 KB) too small to analyze for. */
+    static final int SLACK_PAGES = 8;
+
     /**
      * The tables that hold well over twice the rows their statistics record (and a thousand
-     * more): filled since their last ANALYZE, typically from (nearly) empty. The live count is
-     * PostgreSQL's own running one ({@code n_live_tup}); a table whose rows come and go at a
-     * steady size is never among them.
+     * more), or take well over twice the pages recorded (and {@link #SLACK_PAGES} more): filled
+     * since their last ANALYZE, typically from (nearly) empty. The live count is PostgreSQL's own
+     * running one ({@code n_live_tup}), the pages the table's size on disk. The pages catch what
+     * the rows miss: a table recorded as no pages at all is planned from its size at the moment a
+     * plan is made, and a plan made while it was empty reads it whole on every execution (a
+     * sequential scan costs nothing on no pages); a few hundred jobs then cost every ping a scan
+     * of them, long before a thousand rows. A table whose rows come and go at a steady size is
+     * never among them.
      */
     static final String GROWN = """
             select c.relname
               from pg_class c join pg_stat_user_tables s on s.relid = c.oid
              where c.relname = any (cast(:tables as text[])) and c.relnamespace = to_regnamespace(current_schema())
-               and s.n_live_tup > 2 * greatest(c.reltuples, 0) + 1000
+               and (s.n_live_tup > 2 * greatest(c.reltuples, 0) + 1000
+                    or pg_relation_size(c.oid) / current_setting('block_size')::int > 2 * c.relpages + %d)
              order by c.relname
-            """;
+            """.formatted(SLACK_PAGES);
 
     private final JdbcClient jdbc;
 

@@ -60,6 +60,38 @@ class PlannerStatisticsTest extends IntegrationTest {
                 .isEmpty();
     }
 
+    /**
+     * A few hundred jobs are far from a thousand rows, but a connection that planned the ping's
+     * check for held jobs while the emptied table had no pages keeps that generic plan (a scan of
+     * the whole table, which cost nothing then) as the table fills, for every ping, until the
+     * table's statistics change. Past twice the pages recorded and a few more, the pass analyzes
+     * it, and the connection plans the check anew: an index probe.
+     */
+    @Test
+    void aTableRecordedAsNoPagesIsAnalyzedOnceItTakesAFewLongBeforeAThousandRows() throws Exception {
+        assertThat(pages()).as("the vacuum truncated the emptied table").isZero();
+        try (Connection connection = dataSource.getConnection(); Statement statement = connection.createStatement()) {
+            statement.execute("set plan_cache_mode = force_generic_plan");
+            statement.execute("prepare held(uuid) as select exists (select 1 from job j where j.worker_id = $1"
+                    + " and j.status = 'POLLED')");
+            assertThat(plan(statement)).as("planned on the empty table").contains("Seq Scan on job");
+
+            insertJobs(600);
+            awaitCounted("n_live_tup", 600);
+            assertThat(pages()).isGreaterThan(2 * 0 + StatisticsStore.SLACK_PAGES);
+            assertThat(plan(statement)).as("the plan kept as the table filled").contains("Seq Scan on job");
+
+            assertThat(statistics.runOnce().analyzed()).containsExactly("job");
+            assertThat(reltuples()).isEqualTo(600);
+            assertThat(plan(statement)).as("planned anew on the statistics of 600 jobs").doesNotContain("Seq Scan");
+            statement.execute("deallocate held");
+            statement.execute("reset plan_cache_mode");
+        }
+
+        insertJobs(StatisticsStore.SLACK_PAGES * 20);
+        assertThat(statistics.runOnce().analyzed()).as("grown by less than its recorded pages and a few").isEmpty();
+    }
+
     @Test
     void aPassSkipsWhileAnotherReplicaAnalyzes() throws Exception {
         insertJobs(3000);
@@ -129,6 +161,22 @@ class PlannerStatisticsTest extends IntegrationTest {
         throw new AssertionError("job's " + count + " did not reach " + at + " within 15 s: "
                 + jdbc.sql("select n_live_tup, n_dead_tup, n_mod_since_analyze from pg_stat_user_tables where relname = 'job'")
                         .query().listOfRows());
+    }
+
+    private int pages() {
+        return jdbc.sql("select (pg_relation_size('job') / current_setting('block_size')::int)::int").query(Integer.class)
+                .single();
+    }
+
+    /** The plan the connection of {@code statement} runs its prepared check for held jobs ({@code held}) with. */
+    private static String plan(Statement statement) throws SQLException {
+        StringBuilder plan = new StringBuilder();
+        try (var rows = statement.executeQuery("explain execute held('" + UUID.randomUUID() + "')")) {
+            while (rows.next()) {
+                plan.append(rows.getString(1)).append('\n');
+            }
+        }
+        return plan.toString();
     }
 
     private long reltuples() {
