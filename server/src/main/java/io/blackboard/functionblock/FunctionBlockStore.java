@@ -87,7 +87,8 @@ class FunctionBlockStore {
 
     /**
      * The catalog: every block with its queue. Counts come from one grouped pass over the
-     * PENDING partial index and one over the (few) POLLED jobs. A block is unroutable when a job
+     * PENDING partial index and one over the (few) POLLED jobs on the deadline index (which only a
+     * query naming the deadline can use; every POLLED job has one). A block is unroutable when a job
      * at the head of its queue matches no worker that could be handed it now: ONLINE, RUN, not
      * deleted, registered for the block, labels containing the job's selector.
      */
@@ -97,7 +98,7 @@ class FunctionBlockStore {
                   from job where status = 'PENDING' group by function_block_id),
             polled as (
                 select function_block_id, count(*) as jobs
-                  from job where status = 'POLLED' group by function_block_id),
+                  from job where status = 'POLLED' and deadline is not null group by function_block_id),
             scheduled as (
                 select function_block_id, count(*) as jobs
                   from job where status = 'SCHEDULED' group by function_block_id),

@@ -56,7 +56,8 @@ class HistoryStore {
      * are read by time on {@code job_event_at}; each claim looks back, on {@code job_event_by_job},
      * for the event that made its job claimable, and each result for the claim of its attempt, on
      * {@code job_event_claimed_once}. Jobs created and ended come from the job table's time indexes.
-     * The depth and the workers are counted now, for {@code :snapshot} (null: none).
+     * The depth and the workers are counted now, for {@code :snapshot} (null: none), the jobs held on
+     * the deadline index (which only a query naming the deadline can use; every POLLED job has one).
      */
     static final String HISTORY_ROLL_UP = """
             with minutes as (
@@ -133,7 +134,8 @@ class HistoryStore {
                  where status = 'PENDING' and cast(:snapshot as timestamptz) is not null group by 1),
             polled as (
                 select function_block_id, count(*) as n from job
-                 where status = 'POLLED' and cast(:snapshot as timestamptz) is not null group by 1),
+                 where status = 'POLLED' and deadline is not null and cast(:snapshot as timestamptz) is not null
+                 group by 1),
             depth as (
                 select cast(:snapshot as timestamptz) as minute, function_block_id,
                        coalesce(pending.n, 0) as pending, coalesce(polled.n, 0) as polled

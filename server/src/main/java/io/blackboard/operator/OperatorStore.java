@@ -36,7 +36,10 @@ class OperatorStore {
              limit :limit
             """;
 
-    /** Jobs held now, the nearest deadline first, on the deadline index of POLLED jobs. */
+    /**
+     * Jobs held now, the nearest deadline first, on the deadline index of POLLED jobs (which only a
+     * query naming the deadline can use; every POLLED job has one).
+     */
     static final String JOB_RUNNING = """
             select j.id, j.function_block_id, fb.name as function_block, fb.version, j.attempt, j.worker_id,
                    w.name as worker_name, j.polled_at, j.deadline, j.progress_percent, j.progress_message,
@@ -44,7 +47,7 @@ class OperatorStore {
               from job j
               join function_block fb on fb.id = j.function_block_id
               left join worker w on w.id = j.worker_id
-             where j.status = 'POLLED'
+             where j.status = 'POLLED' and j.deadline is not null
              order by j.deadline, j.id
              limit :limit
             """;

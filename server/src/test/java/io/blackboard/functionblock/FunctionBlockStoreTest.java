@@ -90,13 +90,18 @@ class FunctionBlockStoreTest extends IntegrationTest {
                 .assertProbes("worker_function_block_pkey");
     }
 
-    /** The catalog's routing check looks at the head of each block's queue, in claim order. */
+    /**
+     * The catalog's routing check looks at the head of each block's queue, in claim order, and its
+     * count of held jobs reads the POLLED jobs alone, on the deadline index.
+     */
     @Test
     void theCatalogReadsTheHeadOfEachQueueFromTheClaimIndex() throws SQLException {
         workerWithJobs();
 
-        QueryPlan.of(dataSource, FunctionBlockStore.FUNCTION_BLOCK_CATALOG,
-                new MapSqlParameterSource("window", FunctionBlockStore.ROUTING_WINDOW)).assertProbes("job_claim");
+        QueryPlan catalog = QueryPlan.of(dataSource, FunctionBlockStore.FUNCTION_BLOCK_CATALOG,
+                new MapSqlParameterSource("window", FunctionBlockStore.ROUTING_WINDOW));
+        catalog.assertProbes("job_claim");
+        catalog.assertReads("job_deadline");
     }
 
     /** A worker serving echo@1, among many blocks, with jobs of echo in every state. */

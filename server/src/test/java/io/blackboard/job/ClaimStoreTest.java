@@ -141,6 +141,21 @@ class ClaimStoreTest extends BlackboardTest {
                 .assertProbes("job_claim", "job_by_worker");
     }
 
+    /** The held jobs are counted on the worker's index too when the statistics predate every claim. */
+    @Test
+    void theClaimCountsHeldJobsByWorkerWhenTheStatisticsPredateTheClaims() throws SQLException {
+        workerServingEcho(Map.of());
+        UUID holder = TestRows.jobsHeldSinceTheLastAnalyze(jdbc, echo, 1000);
+        MapSqlParameterSource poll = new MapSqlParameterSource("workerId", holder)
+                .addValue("functionBlockIds", SqlArrays.uuids(List.of(echo))).addValue("labels", "{}")
+                .addValue("hintPriorities", "{null}").addValue("hintCreatedAts", "{null}").addValue("hintIds", "{null}")
+                .addValue("concurrency", 20).addValue("timeoutMs", TIMEOUT.toMillis());
+
+        QueryPlan plan = QueryPlan.generic(dataSource, ClaimStore.JOB_CLAIM.replace(":limit", "10"), poll);
+        plan.assertProbes("job_claim", "job_by_worker");
+        assertThat(plan.indexes()).as(plan::toString).doesNotContain("job_deadline");
+    }
+
     @Test
     void aHintedClaimStartsAfterItsHintWhileEnoughJobsAreThere() {
         workerServingEcho(Map.of("concurrency", 10));

@@ -51,6 +51,15 @@ class OperatorStoreTest extends IntegrationTest {
                 .assertReads("job_failed");
     }
 
+    /** The running jobs, nearest deadline first, are the few POLLED jobs on the deadline index. */
+    @Test
+    void theRunningJobsAreReadFromTheDeadlineIndex() throws SQLException {
+        blockWithJobs(200);
+
+        QueryPlan.of(dataSource, OperatorStore.JOB_RUNNING, new MapSqlParameterSource("limit", 50))
+                .assertReads("job_deadline");
+    }
+
     /** A block with {@code each} jobs in every state: among them {@code each} failures. */
     private UUID blockWithJobs(int each) {
         UUID worker = registerWorker("w");

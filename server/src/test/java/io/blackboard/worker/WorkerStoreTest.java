@@ -112,6 +112,29 @@ class WorkerStoreTest extends IntegrationTest {
     }
 
     /**
+     * Statistics taken while no job was held make every job in flight look like a handful, and the
+     * deadline index of POLLED jobs the cheapest way to one worker's: a scan of all of them,
+     * filtered by worker, for every ping. Only a query naming the deadline can use that index.
+     */
+    @Test
+    void pingsFindTheirWorkersClaimsByIndexWhenTheStatisticsPredateTheClaims() throws SQLException {
+        UUID id = registerWorker("w");
+        TestRows.workers(jdbc, 500);
+        UUID holder = TestRows.jobsHeldSinceTheLastAnalyze(jdbc,
+                registerBlocks(id, List.of(block("echo", "1"))).getFirst(), 1000);
+
+        for (String ping : List.of(WorkerStore.WORKER_PING, WorkerStore.WORKER_REVIVE)) {
+            QueryPlan plan = QueryPlan.of(dataSource, ping, new MapSqlParameterSource("id", holder));
+            plan.assertProbes("worker_pkey", "job_by_worker");
+            assertThat(plan.indexes()).as(plan::toString).doesNotContain("job_deadline");
+        }
+        QueryPlan plan = QueryPlan.of(dataSource, WorkerStore.WORKER_PINGS,
+                new MapSqlParameterSource("ids", SqlArrays.uuids(List.of(holder, id))));
+        plan.assertProbes("worker_pkey", "job_by_worker");
+        assertThat(plan.indexes()).as(plan::toString).doesNotContain("job_deadline");
+    }
+
+    /**
      * The idle pings that arrive together: one statement, each worker answered in the order asked.
      * Only ONLINE workers are found: a worker to bring back is left as it is, for the revival
      * that records it.
