@@ -33,12 +33,22 @@ public record QueryPlan(JsonNode json) {
 
     /** The plan the server settles on for {@code sql} (with named parameters, as in the stores) and these values. */
     public static QueryPlan of(DataSource dataSource, String sql, SqlParameterSource params) throws SQLException {
-        return explain(dataSource, sql, params, "auto", false);
+        return explain(dataSource, sql, params, "auto", false, null);
     }
 
     /** The generic plan, for a statement the server runs with {@code plan_cache_mode = force_generic_plan}. */
     public static QueryPlan generic(DataSource dataSource, String sql, SqlParameterSource params) throws SQLException {
-        return explain(dataSource, sql, params, "force_generic_plan", false);
+        return explain(dataSource, sql, params, "force_generic_plan", false, null);
+    }
+
+    /**
+     * The generic plan PostgreSQL would make were {@code index} not there (dropped in the
+     * explaining transaction, which is rolled back): which other index the statement can be
+     * planned on, whatever the statistics say, as an index it must never read shows.
+     */
+    public static QueryPlan without(DataSource dataSource, String index, String sql, SqlParameterSource params)
+            throws SQLException {
+        return explain(dataSource, sql, params, "force_generic_plan", false, index);
     }
 
     /**
@@ -46,11 +56,11 @@ public record QueryPlan(JsonNode json) {
      * transaction rolled back after it: what it read, for {@link #buffersOf}.
      */
     public static QueryPlan analyze(DataSource dataSource, String sql, SqlParameterSource params) throws SQLException {
-        return explain(dataSource, sql, params, "auto", true);
+        return explain(dataSource, sql, params, "auto", true, null);
     }
 
     private static QueryPlan explain(DataSource dataSource, String sql, SqlParameterSource params,
-            String planCacheMode, boolean analyze) throws SQLException {
+            String planCacheMode, boolean analyze, String dropped) throws SQLException {
         Prepared prepared = Prepared.of(sql, params);
         try (Connection connection = dataSource.getConnection(); Statement statement = connection.createStatement()) {
             connection.setAutoCommit(false);
@@ -58,6 +68,9 @@ public record QueryPlan(JsonNode json) {
                 if (!analyze) {
                     statement.execute("set local enable_seqscan = off");
                     statement.execute("set local plan_cache_mode = " + planCacheMode);
+                }
+                if (dropped != null) {
+                    statement.execute("drop index " + dropped);
                 }
                 statement.execute("prepare store_statement as " + prepared.sql());
                 try {

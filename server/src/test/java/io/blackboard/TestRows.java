@@ -40,28 +40,6 @@ public final class TestRows {
                 .param("id", functionBlockId).query(UUID.class).single();
     }
 
-    /**
-     * As {@link #jobsInEveryState}, but with the statistics taken while no job was held: the
-     * POLLED jobs (as many, of the same workers) came after the last ANALYZE, as the morning's
-     * claims come after a quiet night's statistics. Returns one of their workers.
-     */
-    public static UUID jobsHeldSinceTheLastAnalyze(JdbcClient jdbc, UUID functionBlockId, int each) {
-        jobsInEveryState(jdbc, functionBlockId, each);
-        jdbc.sql("delete from job where function_block_id = :id and status = 'POLLED'").param("id", functionBlockId)
-                .update();
-        jdbc.sql("analyze job").update();
-        jdbc.sql("""
-                insert into job (id, function_block_id, type, status, attempt, worker_id, polled_at, deadline)
-                select gen_random_uuid(), :functionBlockId, 'EXECUTE', 'POLLED', 1,
-                       holders.ids[1 + g % cardinality(holders.ids)], now(), now() + interval '10 minutes'
-                  from (select array_agg(distinct worker_id) as ids from job
-                         where function_block_id = :functionBlockId and worker_id is not null) holders,
-                       generate_series(1, :each) g
-                """).param("functionBlockId", functionBlockId).param("each", each).update();
-        return jdbc.sql("select worker_id from job where function_block_id = :id and status = 'POLLED' limit 1")
-                .param("id", functionBlockId).query(UUID.class).single();
-    }
-
     /** {@code count} workers that nothing else looks at, each with a token's hash as registration gives it. */
     public static void workers(JdbcClient jdbc, int count) {
         jdbc.sql("""
