@@ -8,6 +8,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.Arrays;
 import java.util.HexFormat;
+import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.stream.Collectors;
@@ -70,7 +71,7 @@ public record QueryPlan(JsonNode json) {
                     statement.execute("set local plan_cache_mode = " + planCacheMode);
                 }
                 if (dropped != null) {
-                    statement.execute("drop index " + dropped);
+                    statement.execute(dropIndex(statement, dropped));
                 }
                 statement.execute("prepare store_statement as " + prepared.sql());
                 try {
@@ -87,6 +88,14 @@ public record QueryPlan(JsonNode json) {
                 connection.rollback();
                 connection.setAutoCommit(true);
             }
+        }
+    }
+
+    /** The DDL that drops {@code index}: the constraint it backs, if any (a primary key, a unique constraint). */
+    private static String dropIndex(Statement statement, String index) throws SQLException {
+        try (ResultSet rs = statement.executeQuery("select conrelid::regclass::text from pg_constraint where conname = '"
+                + index + "'")) {
+            return rs.next() ? "alter table " + rs.getString(1) + " drop constraint " + index : "drop index " + index;
         }
     }
 
@@ -135,6 +144,15 @@ public record QueryPlan(JsonNode json) {
         return json.findParents("Index Name").stream().filter(node -> node.has("Index Cond"))
                 .map(node -> node.get("Index Name").asString())
                 .collect(Collectors.toCollection(TreeSet::new));
+    }
+
+    /**
+     * The condition of each read of this index in the plan, empty for a read without one (a walk
+     * from one end). A condition on no leading column is a walk too: every entry is tested.
+     */
+    public List<String> conditionsOn(String index) {
+        return json.findParents("Index Name").stream().filter(node -> node.get("Index Name").asString().equals(index))
+                .map(node -> node.has("Index Cond") ? node.get("Index Cond").asString() : "").toList();
     }
 
     /** The tables the plan reads whole. */

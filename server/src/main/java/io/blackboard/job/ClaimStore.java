@@ -70,6 +70,10 @@ class ClaimStore {
      * again (a transaction's own row locks do not make it skip them).
      * The picking CTEs are MATERIALIZED so each runs exactly once (PostgreSQL bug 15715 is what
      * happens to {@code WHERE id IN (SELECT ... LIMIT n FOR UPDATE SKIP LOCKED)}).
+     * The update finds the picked jobs by id; its recheck of their status is written so that it
+     * does not imply the PENDING index's predicate ({@code coalesce}: the status is never null):
+     * else the index could serve the join too, and a plan made while few jobs waited walks all of
+     * it, every claimable job of every block, to join on a few ids.
      * <p>{@code :limit} is written into the text ({@link #claimSql}), not bound: with the limit a
      * parameter PostgreSQL never settles on the generic plan and plans every poll afresh, 0.3 ms
      * of its CPU per poll; with it a literal, each limit's statement is planned five times and
@@ -100,7 +104,7 @@ class ClaimStore {
                                         now() + j.execution_timeout_ms * interval '1 millisecond'),
                        attempt = j.attempt + 1, progress_percent = null, progress_message = null, progress_at = null
                   from picked
-                 where j.id = picked.id and j.status = 'PENDING'
+                 where j.id = picked.id and coalesce(j.status = 'PENDING', false)
                 returning j.*),
             events as (
                 insert into job_event (job_id, kind, attempt, worker_id, actor)

@@ -122,7 +122,8 @@ class OjsStore {
      * order given, each queue in claim order (priority, then first in), on the
      * {@code job_queue_claim} index; skipped when another claim holds them, claimed as a new
      * attempt with a lease (the fetch's, else the job's visibility timeout, else 30 s), never past
-     * its execution timeout.
+     * its execution timeout. The update's recheck of the status does not imply the PENDING
+     * index's predicate, so it finds the picked jobs by id (see {@code ClaimStore.JOB_CLAIM}).
      */
     static final String JOB_FETCH = """
             with picked as materialized (
@@ -142,7 +143,7 @@ class OjsStore {
                        deadline = least(now() + %s, now() + j.execution_timeout_ms * interval '1 millisecond'),
                        attempt = j.attempt + 1, progress_percent = null, progress_message = null, progress_at = null
                   from picked
-                 where j.id = picked.id and j.status = 'PENDING'
+                 where j.id = picked.id and coalesce(j.status = 'PENDING', false)
                 returning j.*),
             events as (
                 insert into job_event (job_id, kind, attempt, worker_id, actor)

@@ -143,12 +143,27 @@ class ClaimStoreTest extends BlackboardTest {
      */
     @Test
     void theClaimsCountOfHeldJobsCannotReadTheDeadlineIndex() throws SQLException {
+        QueryPlan plan = claimPlanWithout("job_by_worker");
+        assertThat(plan.indexes()).as(plan::toString).doesNotContain("job_deadline");
+    }
+
+    /**
+     * The claim's update finds the jobs it picked by their ids, never by walking the PENDING
+     * index (every claimable job of every block, which statistics taken while few jobs waited
+     * make look cheapest to join on), even were the primary key not there.
+     */
+    @Test
+    void theClaimsUpdateCannotWalkThePendingIndex() throws SQLException {
+        QueryPlan plan = claimPlanWithout("job_pkey");
+        assertThat(plan.conditionsOn("job_claim")).as(plan::toString).hasSizeGreaterThan(1)
+                .allSatisfy(condition -> assertThat(condition).matches("^\\(+function_block_id = .*"));
+    }
+
+    /** The generic plan of a claim of a worker holding jobs, among jobs in every state, were {@code index} not there. */
+    private QueryPlan claimPlanWithout(String index) throws SQLException {
         workerServingEcho(Map.of());
         UUID holder = TestRows.jobsInEveryState(jdbc, echo, 1000);
-
-        QueryPlan plan = QueryPlan.without(dataSource, "job_by_worker", ClaimStore.JOB_CLAIM.replace(":limit", "10"),
-                poll(holder));
-        assertThat(plan.indexes()).as(plan::toString).doesNotContain("job_deadline");
+        return QueryPlan.without(dataSource, index, ClaimStore.JOB_CLAIM.replace(":limit", "10"), poll(holder));
     }
 
     /** A hinted claim's parameters, for {@code worker}. */

@@ -4,7 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.blackboard.Api;
 import io.blackboard.IntegrationTest;
+import io.blackboard.QueryPlan;
+import io.blackboard.TestRows;
 import io.blackboard.platform.scheduling.Sweeper;
+import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -15,8 +18,10 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.jdbc.core.namedparam.MapSqlParameterSource;
 import tools.jackson.databind.JsonNode;
 
 /**
@@ -29,6 +34,25 @@ class OjsBindingTest extends IntegrationTest {
 
     @Autowired
     List<Sweeper> sweepers;
+
+    @Autowired
+    DataSource dataSource;
+
+    /**
+     * The fetch's update finds the jobs it picked by their ids, never by walking the PENDING index
+     * (every claimable job), even were the primary key not there.
+     */
+    @Test
+    void theFetchsUpdateCannotWalkThePendingIndex() throws SQLException {
+        UUID worker = registerWorker("w");
+        TestRows.jobsInEveryState(jdbc, registerBlocks(worker, List.of(block("echo", "1"))).getFirst(), 1000);
+
+        QueryPlan plan = QueryPlan.without(dataSource, "job_pkey", OjsStore.JOB_FETCH,
+                new MapSqlParameterSource("workerId", worker).addValue("queues", "{default}").addValue("limit", 10)
+                        .addValue("leaseMs", null));
+        assertThat(plan.conditionsOn("job_claim")).as(plan::toString)
+                .allSatisfy(condition -> assertThat(condition).matches("^\\(+function_block_id = .*"));
+    }
 
     private Api ojs() {
         return api.as("test-all");
