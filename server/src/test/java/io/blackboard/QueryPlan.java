@@ -52,6 +52,12 @@ public record QueryPlan(JsonNode json) {
         return explain(dataSource, sql, params, "force_generic_plan", false, index);
     }
 
+    /** As {@link #without}, the plan the server settles on ({@link #of}) rather than the generic one. */
+    public static QueryPlan settledWithout(DataSource dataSource, String index, String sql, SqlParameterSource params)
+            throws SQLException {
+        return explain(dataSource, sql, params, "auto", false, index);
+    }
+
     /**
      * The statement run once for these values under {@code EXPLAIN (ANALYZE, BUFFERS)}, in a
      * transaction rolled back after it: what it read, for {@link #buffersOf}.

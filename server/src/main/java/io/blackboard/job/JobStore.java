@@ -145,6 +145,15 @@ class JobStore {
     /** Matching jobs still not ended: those the skip-locked batches passed over. */
     static final String JOB_CANCEL_MATCHING_LEFT = "select j.id from job j where " + CANCEL_FILTER + " limit :batch";
 
+    /**
+     * A bulk cancel of held jobs only: the same statements, saying what is always true of a POLLED
+     * job ({@code deadline is not null}), so that they read the deadline index of the POLLED jobs.
+     */
+    private static final String HELD_ONLY = "\n                   and j.deadline is not null";
+    static final String JOB_CANCEL_MATCHING_HELD = JOB_CANCEL_MATCHING.replace(CANCEL_FILTER, CANCEL_FILTER + HELD_ONLY);
+    static final String JOB_CANCEL_MATCHING_LEFT_HELD = JOB_CANCEL_MATCHING_LEFT.replace(CANCEL_FILTER,
+            CANCEL_FILTER + HELD_ONLY);
+
     /** Function blocks whose contract is kept; a deployment has tens or hundreds. */
     private static final int MAX_KNOWN_BLOCKS = 1_000;
 
@@ -234,12 +243,18 @@ class JobStore {
 
     /** One batch of a bulk cancel: how many it cancelled. */
     int cancelMatching(CancelRequest filter, List<String> statuses, int batch) {
-        return bindCancel(jdbc.sql(JOB_CANCEL_MATCHING), filter, statuses, batch).query(Integer.class).single();
+        return bindCancel(jdbc.sql(heldOnly(statuses) ? JOB_CANCEL_MATCHING_HELD : JOB_CANCEL_MATCHING), filter,
+                statuses, batch).query(Integer.class).single();
     }
 
     /** Matching jobs that are still not ended, up to {@code batch}. */
     List<UUID> leftToCancel(CancelRequest filter, List<String> statuses, int batch) {
-        return bindCancel(jdbc.sql(JOB_CANCEL_MATCHING_LEFT), filter, statuses, batch).query(UUID.class).list();
+        return bindCancel(jdbc.sql(heldOnly(statuses) ? JOB_CANCEL_MATCHING_LEFT_HELD : JOB_CANCEL_MATCHING_LEFT),
+                filter, statuses, batch).query(UUID.class).list();
+    }
+
+    private static boolean heldOnly(List<String> statuses) {
+        return statuses.equals(List.of(JobStatus.POLLED.name()));
     }
 
     private static JdbcClient.StatementSpec bindCancel(JdbcClient.StatementSpec spec, CancelRequest filter,
@@ -273,6 +288,9 @@ class JobStore {
             sql.append(" and j.status = any (cast(:statuses as text[]))");
             params.put("statuses", filter.status() == JobStatus.PENDING
                     ? new String[] {"PENDING", "SCHEDULED"} : new String[] {filter.status().name()});
+            if (filter.status() == JobStatus.POLLED) {
+                sql.append(" and j.deadline is not null"); // always true of a POLLED job: names the deadline index's predicate
+            }
         }
         if (filter.outcome() != null) {
             sql.append(" and j.outcome = :outcome");

@@ -101,7 +101,7 @@ class JobListPlanTest extends BlackboardTest {
     }
 
     /** The list's parameters for EXPLAIN's literals: text arrays as PostgreSQL array literals. */
-    private static MapSqlParameterSource arrayLiterals(Map<String, Object> params) {
+    static MapSqlParameterSource arrayLiterals(Map<String, Object> params) {
         MapSqlParameterSource source = new MapSqlParameterSource();
         params.forEach((name, value) -> source.addValue(name, value instanceof String[] array
                 ? "{" + String.join(",", array) + "}" : value));

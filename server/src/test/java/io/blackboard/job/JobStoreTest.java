@@ -86,6 +86,29 @@ class JobStoreTest extends BlackboardTest {
         jdbc.sql("update job set idempotency_key = 'k2' where id = :id").param("id", keyless).update();
     }
 
+    /**
+     * The held jobs, listed or cancelled in bulk, are read on the deadline index of POLLED jobs,
+     * which only a query naming the deadline can use: the statements say what is always true of
+     * a POLLED job. Shown with the creation-order index (the list's other way in) dropped.
+     */
+    @Test
+    void theHeldJobsListedOrCancelledAreReadOnTheDeadlineIndex() throws SQLException {
+        workerServingEcho(Map.of());
+        TestRows.jobsInEveryState(jdbc, echo, 1000);
+
+        JobStore.Query list = JobStore.listQuery(new JobFilter(JobStatus.POLLED, null, null, null, null, null, null,
+                null, null, null, null, null, null, null), 100);
+        MapSqlParameterSource held = new MapSqlParameterSource("statuses", "{POLLED}").addValue("correlationId", null)
+                .addValue("functionBlockId", null).addValue("workerId", null).addValue("batch", 100);
+        for (QueryPlan plan : List.of(
+                QueryPlan.settledWithout(dataSource, "job_created", list.sql(),
+                        JobListPlanTest.arrayLiterals(list.params())),
+                QueryPlan.settledWithout(dataSource, "job_created", JobStore.JOB_CANCEL_MATCHING_HELD, held),
+                QueryPlan.settledWithout(dataSource, "job_created", JobStore.JOB_CANCEL_MATCHING_LEFT_HELD, held))) {
+            assertThat(plan.indexes()).as(plan::toString).contains("job_deadline");
+        }
+    }
+
     /** A keyed create finds the jobs of its keys by the key's index; a job's audit trail is read by the job's. */
     @Test
     void aKeyedCreateAndAJobsEventsReadTheirIndexes() throws SQLException {
