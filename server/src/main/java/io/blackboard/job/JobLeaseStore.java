@@ -27,7 +27,10 @@ class JobLeaseStore {
      * (queue set: its producer asked for OJS's retries; the claim that ended is kept in its
      * {@code errors}, and its {@code error} stays, as OJS shows). {@code %1$s} is where the jobs are read
      * from, {@code %2$s} the predicate choosing them (in the locking read and again in the UPDATE),
-     * {@code %3$s} the batch's order.
+     * {@code %3$s} the batch's order. The update's recheck is written so that it implies no partial
+     * index's predicate ({@code coalesce}; the status is never null): it finds the jobs by id, where
+     * {@code deadline < now()} would let it walk the deadline index once per job on statistics
+     * taken while few jobs were held.
      */
     private static final String OVERRUN = "(j.deadline < now() and j.execution_timeout_ms is not null"
             + " and j.deadline >= j.polled_at + j.execution_timeout_ms * interval '1 millisecond')";
@@ -62,7 +65,7 @@ class JobLeaseStore {
                        push_xid       = case when due.retry then null else pg_current_xact_id() end,
                        push_seq       = case when due.retry then null else nextval('job_push_seq') end
                   from due
-                 where j.id = due.id and j.status = 'POLLED' and %2$s
+                 where j.id = due.id and coalesce(j.status = 'POLLED' and %2$s, false)
                 returning j.id, j.function_block_id, due.worker_id, due.attempt, due.retry),
             events as (
                 insert into job_event (job_id, kind, attempt, worker_id, actor, detail)

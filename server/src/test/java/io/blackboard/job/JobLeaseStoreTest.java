@@ -166,6 +166,25 @@ class JobLeaseStoreTest extends BlackboardTest {
     }
 
     /**
+     * The sweeps' and the due jobs' updates find the jobs their batch picked by id, never by a
+     * second read of the index the batch was picked from (once per job, on statistics taken while
+     * few such jobs existed): shown with the primary key dropped.
+     */
+    @Test
+    void theSweepsUpdatesDoNotReadTheirBatchesIndexAgain() throws SQLException {
+        workerServingEcho(Map.of());
+        TestRows.jobsInEveryState(jdbc, echo, 1000);
+
+        for (String sweep : List.of(JobLeaseStore.JOB_FAIL_STUCK, JobLeaseStore.JOB_FAIL_OVERRUN)) {
+            QueryPlan plan = QueryPlan.without(dataSource, "job_pkey", sweep, failure(FailureReason.STUCK_TIMEOUT));
+            assertThat(plan.conditionsOn("job_deadline")).as(plan::toString).hasSize(1);
+        }
+        QueryPlan due = QueryPlan.without(dataSource, "job_pkey", DueJobStore.JOB_MAKE_DUE,
+                new MapSqlParameterSource("batch", 500));
+        assertThat(due.conditionsOn("job_scheduled")).as(due::toString).hasSize(1);
+    }
+
+    /**
      * A ping's orphans are looked up among its worker's claims; the leases it extends, and the
      * claims of an undelivered answer, by their ids.
      */
