@@ -927,8 +927,9 @@ class Worker:
         ctx, session = held.ctx, held.session
         backoff = Backoff(self.retry_base_delay, self.retry_max_delay)
         may_claim = True
+        sent = False  # a push whose answer was lost may have landed: a ping then says the job is not ours
         while True:
-            if ctx.cancelled.is_set() or self._session is not session:
+            if (ctx.cancelled.is_set() and not sent) or self._session is not session:
                 ctx.logger.info("not pushed: the job was cancelled or the worker registered again")
                 return
             limit = 1 if may_claim and session.has_next and self._would_poll() else 0
@@ -938,9 +939,10 @@ class Worker:
                 if limit:
                     self._mark_lost_claims(time.monotonic())  # it may have claimed a job whose answer we lost
                 may_claim = False
+                sent = True  # sent again whatever a ping says meanwhile: the server answers it as it landed
                 self._count("push_retries")
                 ctx.logger.warning("push failed (%s: %s): sending it again", type(e).__name__, e)
-                ctx.cancelled.wait(backoff.next_delay())
+                time.sleep(backoff.next_delay())
                 continue
             status, problem, done = answer.status, answer.problem, True
             if status == 200:
