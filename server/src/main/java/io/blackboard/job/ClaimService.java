@@ -6,6 +6,8 @@ import io.blackboard.worker.WorkerDirectory;
 import io.blackboard.worker.WorkerNotFound;
 import io.blackboard.worker.WorkerState;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -27,7 +29,6 @@ class ClaimService {
 
     private static final Logger log = LoggerFactory.getLogger(ClaimService.class);
     private static final TypeReference<Map<String, String>> LABELS = new TypeReference<>() { };
-    private static final Runnable NOTHING_FIRST = () -> { };
 
     private final ClaimStore store;
     private final JobProperties properties;
@@ -66,7 +67,7 @@ class ClaimService {
         if (caller.gone()) {
             return List.of();
         }
-        Attempt first = tx.execute(status -> claimOnce(request, NOTHING_FIRST, caller, deadline));
+        Attempt first = tx.execute(status -> claimOnce(request, caller, deadline));
         if (!first.claimed().isEmpty() || request.waitMsOrDefault() == 0) {
             return deliver(request.workerId(), first.claimed(), caller);
         }
@@ -87,7 +88,7 @@ class ClaimService {
                     return List.of();
                 }
                 // the first pass closes the window between the empty claim and parking
-                List<JobView> claimed = tx.execute(status -> claimOnce(request, NOTHING_FIRST, caller, deadline))
+                List<JobView> claimed = tx.execute(status -> claimOnce(request, caller, deadline))
                         .claimed();
                 long left = until - System.nanoTime();
                 if (!claimed.isEmpty() || left <= 0) {
@@ -103,9 +104,54 @@ class ClaimService {
         }
     }
 
-    /** The second half: claims for a {@link #prepare prepared} request, nothing when its deadline passed. */
-    List<JobView> claimPrepared(Prepared prepared) {
-        return claimPreparedOnce(prepared).claimed();
+    /**
+     * The second half, for the prepared requests of one transaction: each one's claims (not yet
+     * delivered), in their order; none for a request whose deadline passed. The requests of
+     * workers that ask for the same blocks with the same labels claim in one statement
+     * ({@link ClaimStore#JOB_CLAIM}), in their order; a worker's second request in a later one.
+     */
+    List<List<JobView>> claimPrepared(List<Prepared> prepared) {
+        List<List<JobView>> claimed = new ArrayList<>(Collections.nCopies(prepared.size(), List.of()));
+        List<Group> groups = new ArrayList<>();
+        for (int i = 0; i < prepared.size(); i++) {
+            Prepared one = prepared.get(i);
+            if (!eligible(one) || !Caller.before(one.deadline())) {
+                continue;
+            }
+            Group group = groups.stream().filter(g -> g.admits(one)).findFirst().orElse(null);
+            if (group == null) {
+                group = new Group(new ArrayList<>(), new ArrayList<>());
+                groups.add(group);
+            }
+            group.members().add(one);
+            group.positions().add(i);
+        }
+        for (Group group : groups) {
+            List<JobView> jobs = claimTogether(group.members());
+            for (int m = 0; m < group.members().size(); m++) {
+                UUID workerId = group.members().get(m).request().workerId();
+                claimed.set(group.positions().get(m),
+                        jobs.stream().filter(job -> workerId.equals(job.workerId())).toList());
+            }
+        }
+        return claimed;
+    }
+
+    /**
+     * Prepared requests that claim in one statement, and where each is among those of the
+     * transaction: the same blocks and labels, each worker once, {@link ClaimStore#MAX_POLL_LIMIT}
+     * jobs at most.
+     */
+    private record Group(List<Prepared> members, List<Integer> positions) {
+
+        boolean admits(Prepared candidate) {
+            Prepared first = members.getFirst();
+            return first.blocks().equals(candidate.blocks())
+                    && first.worker().labels().equals(candidate.worker().labels())
+                    && members.stream().noneMatch(m -> m.request().workerId().equals(candidate.request().workerId()))
+                    && members.stream().mapToInt(m -> m.request().limitOrDefault()).sum()
+                            + candidate.request().limitOrDefault() <= ClaimStore.MAX_POLL_LIMIT;
+        }
     }
 
     /**
@@ -132,18 +178,18 @@ class ClaimService {
     record Prepared(PollRequest request, ClaimStore.PollingWorker worker, Set<UUID> blocks, long deadline) {
     }
 
-    private Attempt claimOnce(PollRequest request, Runnable first, Caller caller, long deadline) {
-        return claimPreparedOnce(prepare(request, first, caller, deadline));
+    private Attempt claimOnce(PollRequest request, Caller caller, long deadline) {
+        return claimPreparedOnce(prepare(request, caller, deadline));
     }
 
     /**
      * The first half of a claim at once (no waiting) in the transaction in progress: locks the
-     * worker's row, checks the request, then runs {@code first} ({@link NextService} lands the
-     * worker's pushes there, so their freed slots count and one commit covers both). Refused when
-     * {@code deadline} passed before the work began. {@link #claimPrepared} claims; the claims are
-     * then not yet {@link #deliver delivered}.
+     * worker's row and checks the request ({@link NextService} then lands the worker's pushes, so
+     * their freed slots count and one commit covers both). Refused when {@code deadline} passed
+     * before the work began. {@link #claimPrepared} claims; the claims are then not yet
+     * {@link #deliver delivered}.
      */
-    Prepared prepare(PollRequest request, Runnable first, Caller caller, long deadline) {
+    Prepared prepare(PollRequest request, Caller caller, long deadline) {
         UUID workerId = request.workerId();
         ClaimStore.PollingWorker worker = store.lockForPoll(workerId).orElseThrow(() -> new WorkerNotFound(workerId));
         caller.requireBefore(deadline); // a connection may have been long in coming
@@ -156,30 +202,39 @@ class ClaimService {
             }
             blocks = new LinkedHashSet<>(request.functionBlockIds());
         }
-        first.run();
         return new Prepared(request, worker, blocks, deadline);
     }
 
     private Attempt claimPreparedOnce(Prepared prepared) {
-        PollRequest request = prepared.request();
-        UUID workerId = request.workerId();
+        boolean eligible = eligible(prepared);
+        List<JobView> claimed = eligible && Caller.before(prepared.deadline())
+                ? claimTogether(List.of(prepared)) : List.of();
+        return new Attempt(claimed, prepared.blocks(), prepared.worker().labels(), eligible);
+    }
+
+    /** Whether the worker may claim now for this request: running, its blocks named, asking for some. */
+    private static boolean eligible(Prepared prepared) {
         ClaimStore.PollingWorker worker = prepared.worker();
-        Set<UUID> blocks = prepared.blocks();
-        boolean eligible = worker.state() == WorkerState.ONLINE && worker.directive() == Directive.RUN
-                && !blocks.isEmpty() && request.limitOrDefault() > 0;
-        if (!eligible || !Caller.before(prepared.deadline())) {
-            return new Attempt(List.of(), blocks, worker.labels(), eligible);
-        }
-        List<UUID> claimFrom = List.copyOf(blocks);
-        List<ClaimHints.Hint> from = claimFrom.stream().map(block -> hints.current(block, worker.labels())).toList();
-        List<JobView> claimed = store.claim(workerId, worker, claimFrom, from, request.limitOrDefault(),
-                properties.stuckJobTimeout());
-        claimed.forEach(job -> hints.claimed(worker.labels(), job));
+        return worker.state() == WorkerState.ONLINE && worker.directive() == Directive.RUN
+                && !prepared.blocks().isEmpty() && prepared.request().limitOrDefault() > 0;
+    }
+
+    /** One claim statement for eligible requests of the same blocks and labels, each worker once; the jobs, in claim order. */
+    private List<JobView> claimTogether(List<Prepared> together) {
+        Prepared first = together.getFirst();
+        String labels = first.worker().labels();
+        List<UUID> claimFrom = List.copyOf(first.blocks());
+        List<ClaimHints.Hint> from = claimFrom.stream().map(block -> hints.current(block, labels)).toList();
+        List<ClaimStore.Claimant> claimants = together.stream().map(prepared -> new ClaimStore.Claimant(
+                prepared.request().workerId(), prepared.request().limitOrDefault(), prepared.worker().concurrency()))
+                .toList();
+        List<JobView> claimed = store.claim(claimants, claimFrom, from, labels, properties.stuckJobTimeout());
+        claimed.forEach(job -> hints.claimed(labels, job));
         JobSignals.afterCommit(() -> metrics.claimed(claimed)); // a claim undone with its transaction is no claim
         if (!claimed.isEmpty() && log.isDebugEnabled()) {
-            log.debug("Worker {} claimed {}", workerId, claimed.stream().map(JobView::id).toList());
+            claimed.forEach(job -> log.debug("Worker {} claimed {}", job.workerId(), job.id()));
         }
-        return new Attempt(claimed, blocks, worker.labels(), true);
+        return claimed;
     }
 
     @Transactional(readOnly = true)

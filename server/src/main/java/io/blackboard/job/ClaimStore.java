@@ -57,8 +57,17 @@ class ClaimStore {
             """;
 
     /**
-     * One statement per poll. Probes the PENDING index per requested block (claim order within
-     * each), merges, and takes at most what the worker may still hold. Each block comes with the
+     * One statement per poll, or per group of polls of workers that ask for the same blocks with
+     * the same labels ({@code :workerIds}, each with what it asks for ({@code :asked}) and {@code :concurrencies},
+     * in the order they claim in). Each worker may take at most what it asked for and what its
+     * concurrency leaves beside the jobs it holds ({@code claimants}); the group takes their sum,
+     * and the jobs picked, in claim order, go to the workers in their order, each its share
+     * ({@code slots}): as the same claims one after the other would, in one statement, one probe of
+     * the index per block and one update for all. A worker is in a group at most once (its second
+     * poll's claim must count the first's jobs).
+     * <p>
+     * Probes the PENDING index per requested block (claim order within
+     * each), merges, and takes at most what the workers may still hold. Each block comes with the
      * {@link ClaimHints hint} of where this replica's last claims of it ended, or none. Without
      * one, the block's jobs are read from the front of its index ({@code ahead}, unbounded).
      * With one, from the hint on: jobs of higher priority ({@code ahead}), of its priority after
@@ -74,13 +83,21 @@ class ClaimStore {
      * does not imply the PENDING index's predicate ({@code coalesce}: the status is never null):
      * else the index could serve the join too, and a plan made while few jobs waited walks all of
      * it, every claimable job of every block, to join on a few ids.
-     * <p>{@code :limit} is written into the text ({@link #claimSql}), not bound: with the limit a
-     * parameter PostgreSQL never settles on the generic plan and plans every poll afresh, 0.3 ms
-     * of its CPU per poll; with it a literal, each limit's statement is planned five times and
-     * then reuses its plan (BENCHMARKS.md).
+     * <p>{@code :limit}, the sum of the limits, is written into the text ({@link #claimSql}), not
+     * bound: with the limit a parameter PostgreSQL never settles on the generic plan and plans
+     * every poll afresh, 0.3 ms of its CPU per poll; with it a literal, each limit's statement is
+     * planned five times and then reuses its plan (BENCHMARKS.md).
      */
     static final String JOB_CLAIM = """
-            with fb as (
+            with claimants as materialized (
+                select c.worker_id, c.ord,
+                       greatest(0, least(c.wanted, c.concurrency -
+                           (select count(*) from job h where h.worker_id = c.worker_id and h.status = 'POLLED'))) as share
+                  from unnest(cast(:workerIds as uuid[]), cast(:asked as integer[]), cast(:concurrencies as integer[]))
+                       with ordinality as c(worker_id, wanted, concurrency, ord)),
+            slots as materialized (
+                select worker_id, share, sum(share) over (order by ord) - share as taken_before from claimants),
+            fb as (
                 select * from unnest(cast(:functionBlockIds as uuid[]), cast(:hintPriorities as integer[]),
                                      cast(:hintCreatedAts as timestamptz[]), cast(:hintIds as uuid[]))
                               as fb(id, priority, created_at, job_id)),
@@ -92,18 +109,17 @@ class ClaimStore {
             front as materialized (%s
                  where (select count(*) from hinted) < :limit),
             picked as materialized (
-                select p.id
+                select p.id, row_number() over (order by p.priority desc, p.created_at, p.id) as n
                   from (select * from hinted union select * from front) p
                  order by p.priority desc, p.created_at, p.id
-                 limit greatest(0, least(:limit, :concurrency -
-                       (select count(*) from job h where h.worker_id = :workerId and h.status = 'POLLED')))),
+                 limit coalesce((select sum(share) from claimants), 0)),
             claimed as (
                 update job j
-                   set status = 'POLLED', worker_id = :workerId, polled_at = now(),
+                   set status = 'POLLED', worker_id = s.worker_id, polled_at = now(),
                        deadline = least(now() + :timeoutMs * interval '1 millisecond',
                                         now() + j.execution_timeout_ms * interval '1 millisecond'),
                        attempt = j.attempt + 1, progress_percent = null, progress_message = null, progress_at = null
-                  from picked
+                  from picked join slots s on picked.n > s.taken_before and picked.n <= s.taken_before + s.share
                  where j.id = picked.id and coalesce(j.status = 'PENDING', false)
                 returning j.*),
             events as (
@@ -136,7 +152,7 @@ class ClaimStore {
              limit :limit
             """;
 
-    /** The most jobs one poll may ask for (PollRequest). */
+    /** The most jobs one poll may ask for (PollRequest), and one claim statement take. */
     static final int MAX_POLL_LIMIT = 100;
     private static final Map<Integer, String> CLAIM_BY_LIMIT = new ConcurrentHashMap<>();
 
@@ -168,9 +184,24 @@ class ClaimStore {
                 .optional();
     }
 
-    /** Claims up to {@code limit} jobs of these blocks, each block's probe starting at its hint (null: the front). */
+    /** A worker claiming in a {@link #JOB_CLAIM} statement: at most {@code limit} jobs, within its concurrency. */
+    record Claimant(UUID workerId, int limit, int concurrency) {
+    }
+
+    /** Claims up to {@code limit} jobs of these blocks for one worker, each block's probe starting at its hint (null: the front). */
     List<JobView> claim(UUID workerId, PollingWorker worker, List<UUID> functionBlockIds,
             List<ClaimHints.Hint> hints, int limit, Duration timeout) {
+        return claim(List.of(new Claimant(workerId, limit, worker.concurrency())), functionBlockIds, hints,
+                worker.labels(), timeout);
+    }
+
+    /**
+     * Claims for workers that ask for the same blocks with the same labels, in one statement: the
+     * jobs in claim order, each with its worker; the first claimant's share first. No worker may
+     * be in it twice, and the limits together may not pass {@link #MAX_POLL_LIMIT}.
+     */
+    List<JobView> claim(List<Claimant> claimants, List<UUID> functionBlockIds, List<ClaimHints.Hint> hints,
+            String labels, Duration timeout) {
         int n = functionBlockIds.size();
         Integer[] priorities = new Integer[n];
         OffsetDateTime[] createdAts = new OffsetDateTime[n];
@@ -183,12 +214,17 @@ class ClaimStore {
                 ids[i] = hint.id();
             }
         }
-        return jdbc.sql(claimSql(limit))
-                .param("workerId", workerId).param("functionBlockIds", SqlArrays.uuids(functionBlockIds))
+        Integer[] limits = claimants.stream().map(Claimant::limit).toArray(Integer[]::new);
+        return jdbc.sql(claimSql(claimants.stream().mapToInt(Claimant::limit).sum()))
+                .param("workerIds", SqlArrays.uuids(claimants.stream().map(Claimant::workerId).toList()))
+                .param("asked", SqlArrays.integers(limits))
+                .param("concurrencies", SqlArrays.integers(
+                        claimants.stream().map(Claimant::concurrency).toArray(Integer[]::new)))
+                .param("functionBlockIds", SqlArrays.uuids(functionBlockIds))
                 .param("hintPriorities", SqlArrays.integers(priorities))
                 .param("hintCreatedAts", SqlArrays.timestamps(createdAts))
                 .param("hintIds", SqlArrays.uuids(ids))
-                .param("labels", worker.labels()).param("concurrency", worker.concurrency())
+                .param("labels", labels)
                 .param("timeoutMs", timeout.toMillis())
                 .query(JobRows::view).list();
     }

@@ -6,7 +6,6 @@ import io.blackboard.platform.sql.Coalescer;
 import io.blackboard.platform.web.Caller;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Collections;
 import java.util.Comparator;
 import java.util.List;
 import java.util.stream.IntStream;
@@ -24,8 +23,9 @@ import org.springframework.transaction.support.TransactionTemplate;
  * <p>
  * The round trips of different workers that arrive together share that transaction
  * ({@link Coalescer}): while earlier ones run, the next ones queue, then go as one transaction:
- * each worker's row locked and its pushes landed, in the order of the workers' ids, then each
- * worker's claim (an order that cannot deadlock, {@link #runTogether}), and one commit for all.
+ * each worker's row locked, in the order of the workers' ids, then all their pushes, then the
+ * claims (an order that cannot deadlock, {@link #runTogether}; workers asking for the same blocks
+ * with the same labels claim in one statement), and one commit for all.
  * One worker's fault (an unknown worker, a block it does not serve, its deadline passed, a
  * deadlock) undoes the shared transaction, and each part runs again alone: every request is
  * answered, or refused, on its own, and nothing lands twice.
@@ -34,12 +34,14 @@ import org.springframework.transaction.support.TransactionTemplate;
 class NextService {
 
     /**
-     * Shared transactions running at once on this replica. Each runs its workers' statements one
-     * after the other, so with too few the cores wait on round trips and commits (two: 44% idle in
-     * the benchmark), and with too many the batches stay small (eight: PostgreSQL's CPU per job
-     * back up by a quarter); four keep both low and leave most of the pool to the rest.
+     * Shared transactions running at once on this replica. The round trips that queue behind them
+     * go in the next, so the fewer run at once, the more each takes, and the fewer statements and
+     * commits PostgreSQL runs per job: its pushes are one statement and its claims one per group
+     * of workers asking alike. In the benchmark (push + next, 8 workers, 2 cores) two kept
+     * PostgreSQL's CPU per job about a quarter below four, with more jobs a second, though with a
+     * third of the machine idle (BENCHMARKS.md).
      */
-    static final int BATCHES_IN_FLIGHT = 4;
+    static final int BATCHES_IN_FLIGHT = 2;
     /** Round trips one shared transaction takes before those queued behind it go in the next. */
     private static final int MAX_BATCH = 32;
 
@@ -80,8 +82,10 @@ class NextService {
     }
 
     /**
-     * The round trips of a batch, one transaction, in two passes: first, in the order of the
-     * workers' ids, each worker's row locked and its pushes landed; then each worker's claim.
+     * The round trips of a batch, one transaction: first, in the order of the workers' ids, each
+     * worker's row locked and its request checked; then every push of the batch in one statement
+     * ({@link PushService#pushTogether}); then the claims, in that order, those of workers asking
+     * for the same blocks with the same labels in one statement.
      * <p>
      * The order keeps shared transactions from deadlocking. A claim can leave a row locked that it
      * does not take: under READ COMMITTED, a PENDING row it found that another transaction had
@@ -99,21 +103,22 @@ class NextService {
                 .sorted(Comparator.comparing(i -> calls.get(i).request().workerId()))
                 .mapToInt(Integer::intValue).toArray();
         tx.executeWithoutResult(status -> {
-            List<List<PushOutcome>> outcomes = new ArrayList<>(Collections.nCopies(calls.size(), null));
             ClaimService.Prepared[] prepared = new ClaimService.Prepared[calls.size()];
+            List<PushRequest> results = new ArrayList<>();
             for (int i : byWorker) {
                 Call call = calls.get(i);
-                List<PushRequest> results = call.request().resultsOrNone();
-                List<PushOutcome> landed = new ArrayList<>(results.size());
-                outcomes.set(i, landed);
-                prepared[i] = claims.prepare(call.request().poll(), () -> {
-                    if (!results.isEmpty()) {
-                        landed.addAll(pushes.pushBatch(results));
-                    }
-                }, call.caller(), call.deadline());
+                prepared[i] = claims.prepare(call.request().poll(), call.caller(), call.deadline());
+                results.addAll(call.request().resultsOrNone());
             }
-            for (int i : byWorker) {
-                done[i] = new Done(outcomes.get(i), claims.claimPrepared(prepared[i]));
+            List<PushOutcome> landed = results.isEmpty() ? List.of() : pushes.pushTogether(results);
+            List<List<JobView>> claimed = claims.claimPrepared(
+                    Arrays.stream(byWorker).mapToObj(i -> prepared[i]).toList());
+            int from = 0;
+            for (int k = 0; k < byWorker.length; k++) {
+                int i = byWorker[k];
+                int to = from + calls.get(i).request().resultsOrNone().size();
+                done[i] = new Done(List.copyOf(landed.subList(from, to)), claimed.get(k));
+                from = to;
             }
         });
         return Arrays.asList(done);

@@ -6,10 +6,13 @@ import io.blackboard.platform.errors.BadRequest;
 import io.blackboard.worker.WorkerDirectory;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.UUID;
+import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -89,8 +92,18 @@ class PushService {
                 throw new BadRequest("[" + i + "] workerId: every push of a batch must name the same worker");
             }
         }
+        return pushTogether(requests);
+    }
+
+    /**
+     * Lands the pushes of several workers (each item names its own) as {@link #pushBatch} lands
+     * one worker's, in the same statements: those of a shared push + next transaction
+     * ({@link NextService}). Answers in the order of the items.
+     */
+    List<PushOutcome> pushTogether(List<PushRequest> requests) {
         List<Integer> all = IntStream.range(0, requests.size()).boxed().toList();
-        Map<Integer, JobView> pushed = new HashMap<>(store.pushBatch(workerId, batchRows(requests, all, false)));
+        Set<UUID> workerIds = requests.stream().map(PushRequest::workerId).collect(Collectors.toSet());
+        Map<Integer, JobView> pushed = new HashMap<>(store.pushBatch(workerIds, batchRows(requests, all, false)));
         List<Integer> unchecked = new ArrayList<>();
         for (int i = 0; i < requests.size(); i++) {
             if (!pushed.containsKey(i) && requests.get(i).status() == PushStatus.SUCCESS) {
@@ -114,16 +127,20 @@ class PushService {
                 }
             }
             if (!valid.isEmpty()) {
-                pushed.putAll(store.pushBatch(workerId, batchRows(requests, valid, true)));
+                pushed.putAll(store.pushBatch(workerIds, batchRows(requests, valid, true)));
             }
         }
         pushed.values().forEach(this::landed);
         if (pushed.values().stream().anyMatch(job -> job.status() == JobStatus.PUSHED)) {
             signals.pushed();
         }
-        if (pushed.size() + refused.size() < requests.size()) {
-            workers.requireRegistered(workerId); // a deleted worker is told so (404), not 409 for each job
+        Set<UUID> unanswered = new LinkedHashSet<>();
+        for (int i = 0; i < requests.size(); i++) {
+            if (!pushed.containsKey(i) && !refused.containsKey(i)) {
+                unanswered.add(requests.get(i).workerId());
+            }
         }
+        unanswered.forEach(workers::requireRegistered); // a deleted worker is told so (404), not 409 for each job
         List<PushOutcome> outcomes = new ArrayList<>(requests.size());
         for (int i = 0; i < requests.size(); i++) {
             JobView job = pushed.get(i);
@@ -141,6 +158,7 @@ class PushService {
             Map<String, Object> row = new HashMap<>();
             row.put("ord", i);
             row.put("job_id", request.jobId());
+            row.put("worker_id", request.workerId());
             row.put("attempt", request.attempt());
             row.put("outcome", request.status().name());
             row.put("result", request.result());

@@ -36,28 +36,32 @@ class PushStore {
                     "cast(:dbUpdates as jsonb)", "cast(:error as jsonb)"), JobLanding.events("cast(:workerId as uuid)"), JobRows.COLUMNS);
 
     /**
-     * A batch of pushes by one worker, one statement: each lands only on its live claim, and a
-     * success only on a block without a result schema unless its result was checked
-     * ({@code checked}), as {@link #JOB_PUSH} does for one push.
+     * A batch of pushes, one statement: each lands only on its pusher's live claim, and a success
+     * only on a block without a result schema unless its result was checked ({@code checked}), as
+     * {@link #JOB_PUSH} does for one push. The pushes may be of several workers (those of a shared
+     * push + next transaction, {@link NextService}); each row names its own, and {@code :workerIds}
+     * all of them: the jobs are found among those workers' claims on their index, not among all
+     * the jobs held (a join on the input, whose size the planner cannot know, could read those).
      */
     static final String JOB_PUSH_BATCH = """
             with input as (
                 select * from jsonb_to_recordset(cast(:pushes as jsonb)) as x(
-                    ord int, job_id uuid, attempt int, outcome text, result jsonb, acquires jsonb,
+                    ord int, job_id uuid, worker_id uuid, attempt int, outcome text, result jsonb, acquires jsonb,
                     db_updates jsonb, error jsonb, checked boolean)),
             pushed as (
                 update job j
                    set %s
                   from input x
-                 where j.id = x.job_id and j.worker_id = :workerId and j.status = 'POLLED'
+                 where j.id = x.job_id and j.worker_id = x.worker_id and j.status = 'POLLED'
+                   and j.worker_id = any (cast(:workerIds as uuid[]))
                    and j.attempt = coalesce(x.attempt, j.attempt)
                    and (x.outcome <> 'SUCCESS' or j.type <> 'EXECUTE' or x.checked or not exists (
                         select 1 from function_block fb
                          where fb.id = j.function_block_id and fb.result_data_json_schema is not null))
-                returning j.*, x.ord),
+                returning j.*, x.ord, x.worker_id as pusher),
             events as (%s)
             select j.ord, %s from pushed j
-            """.formatted(JobLanding.set("x.outcome", "x.result", "x.acquires", "x.db_updates", "x.error"), JobLanding.events("cast(:workerId as uuid)"),
+            """.formatted(JobLanding.set("x.outcome", "x.result", "x.acquires", "x.db_updates", "x.error"), JobLanding.events("pusher"),
                     JobRows.COLUMNS);
 
     /** The result schema of each EXECUTE job's function block (other jobs, or unknown ones, are absent). */
@@ -117,10 +121,10 @@ class PushStore {
         return push.bind(jdbc.sql(JOB_PUSH)).param("resultChecked", resultChecked).query(JobRows::view).optional();
     }
 
-    /** The jobs the batch pushed, by their position in the batch ({@code ord} of each row). */
-    Map<Integer, JobView> pushBatch(UUID workerId, String pushesJson) {
+    /** The jobs the batch of these workers' pushes pushed, by their position in the batch ({@code ord} of each row). */
+    Map<Integer, JobView> pushBatch(Collection<UUID> workerIds, String pushesJson) {
         Map<Integer, JobView> pushed = new HashMap<>();
-        jdbc.sql(JOB_PUSH_BATCH).param("workerId", workerId).param("pushes", pushesJson)
+        jdbc.sql(JOB_PUSH_BATCH).param("workerIds", SqlArrays.uuids(workerIds)).param("pushes", pushesJson)
                 .query((rs, n) -> pushed.put(rs.getInt("ord"), JobRows.view(rs, n))).list();
         return pushed;
     }

@@ -77,6 +77,34 @@ class ClaimStoreTest extends BlackboardTest {
                 .isEqualTo(1);
     }
 
+    /**
+     * Workers asking for the same blocks with the same labels claim in one statement: the jobs in
+     * claim order go to them in their order, each taking what it asked for within what its
+     * concurrency leaves beside the jobs it holds, and each claim is recorded with its worker.
+     */
+    @Test
+    void workersClaimingInOneStatementTakeTheirSharesInClaimOrderEachWithinItsConcurrency() {
+        workerServingEcho(Map.of("concurrency", 3));
+        UUID second = worker("second", Map.of(), List.of(block("echo", "1.0.0")));
+        UUID third = worker("third", Map.of(), List.of(block("echo", "1.0.0")));
+        List<UUID> jobs = createJobs(echo, 9);
+        assertThat(claimBy(worker, 1)).extracting(JobView::id).containsExactly(jobs.getFirst());
+
+        List<JobView> claimed = store.claim(List.of(new ClaimStore.Claimant(worker, 4, 3),
+                new ClaimStore.Claimant(second, 2, 5), new ClaimStore.Claimant(third, 10, 4)),
+                List.of(echo), Collections.singletonList(null), "{}", TIMEOUT);
+
+        assertThat(claimed).extracting(JobView::id).as("in claim order").containsExactlyElementsOf(jobs.subList(1, 9));
+        assertThat(claimed).extracting(JobView::workerId).as("two left of the first's three, what the second asked, "
+                + "the third's concurrency").containsExactly(worker, worker, second, second, third, third, third, third);
+        assertThat(jdbc.sql("""
+                select count(*) from job_event e join job j on j.id = e.job_id
+                 where e.kind = 'CLAIMED' and e.worker_id = j.worker_id and e.attempt = j.attempt
+                """).query(Long.class).single()).as("each claim recorded with its worker").isEqualTo(9);
+        assertThat(store.claim(List.of(new ClaimStore.Claimant(second, 5, 5), new ClaimStore.Claimant(third, 5, 5)),
+                List.of(echo), Collections.singletonList(null), "{}", TIMEOUT)).as("nothing left").isEmpty();
+    }
+
     @Test
     void aJobWhoseSelectorTheWorkersLabelsDoNotHoldIsNotClaimed() {
         workerServingEcho(Map.of("labels", Map.of("zone", "a")));
@@ -168,11 +196,12 @@ class ClaimStoreTest extends BlackboardTest {
 
     /** A hinted claim's parameters, for {@code worker}. */
     private MapSqlParameterSource poll(UUID worker) {
-        return new MapSqlParameterSource("workerId", worker)
+        return new MapSqlParameterSource("workerIds", "{" + worker + "}").addValue("asked", "{10}")
+                .addValue("concurrencies", "{20}")
                 .addValue("functionBlockIds", SqlArrays.uuids(List.of(echo))).addValue("labels", "{}")
                 .addValue("hintPriorities", "{0}").addValue("hintCreatedAts", "{\"2026-01-01T00:00:00Z\"}")
                 .addValue("hintIds", "{" + UUID.randomUUID() + "}")
-                .addValue("concurrency", 20).addValue("timeoutMs", TIMEOUT.toMillis());
+                .addValue("timeoutMs", TIMEOUT.toMillis());
     }
 
     @Test
@@ -242,14 +271,14 @@ class ClaimStoreTest extends BlackboardTest {
     }
 
     private MapSqlParameterSource claimParameters(ClaimStore.PollingWorker polling, ClaimHints.Hint hint) {
-        return new MapSqlParameterSource("workerId", worker)
+        return new MapSqlParameterSource("workerIds", "{" + worker + "}").addValue("asked", "{10}")
+                .addValue("concurrencies", "{10}")
                 .addValue("functionBlockIds", SqlArrays.uuids(List.of(echo)))
                 .addValue("hintPriorities", SqlArrays.integers(new Integer[] {hint == null ? null : hint.priority()}))
                 .addValue("hintCreatedAts", SqlArrays.timestamps(
                         new OffsetDateTime[] {hint == null ? null : hint.createdAt()}))
                 .addValue("hintIds", SqlArrays.uuids(new UUID[] {hint == null ? null : hint.id()}))
-                .addValue("labels", polling.labels()).addValue("concurrency", 10)
-                .addValue("timeoutMs", TIMEOUT.toMillis());
+                .addValue("labels", polling.labels()).addValue("timeoutMs", TIMEOUT.toMillis());
     }
 
     /** The poll's worker lock makes its transaction run generic plans of index probes, and only its transaction. */

@@ -145,6 +145,34 @@ class NextTogetherTest extends BlackboardTest {
     }
 
     /**
+     * The queued claims of workers asking for the same blocks go in one statement, but a worker's
+     * second round trip in the same transaction claims after its first (in a statement of its own),
+     * so the two together stay within its concurrency.
+     */
+    @Test
+    void aWorkersTwoRoundTripsInOneTransactionTogetherStayWithinItsConcurrency() throws Exception {
+        UUID twice = worker("twice", Map.of("concurrency", 2), List.of(block("echo", "1.0.0")));
+        createJob(echo, Map.of());
+        claim(twice, 1);
+        List<Supplier<Api.Response>> calls = new ArrayList<>();
+        calls.add(() -> api.post("/blackboard/job/next", Map.of("workerId", twice, "limit", 1)));
+        calls.add(() -> next(workers.get(0)));
+        calls.add(() -> api.post("/blackboard/job/next", Map.of("workerId", twice, "limit", 1)));
+        calls.add(() -> next(workers.get(1)));
+
+        List<Api.Response> answers = whileHeld(calls);
+
+        answers.forEach(answer -> assertThat(answer.status()).as(answer.toString()).isEqualTo(200));
+        assertThat(answers.get(0).at("/jobs").size() + answers.get(2).at("/jobs").size())
+                .as("one slot was free").isEqualTo(1);
+        assertThat(jdbc.sql("select count(*) from job where worker_id = :w and status = 'POLLED'").param("w", twice)
+                .query(Long.class).single()).isEqualTo(2);
+        for (int i : List.of(1, 3)) {
+            assertThat(answers.get(i).at("/jobs").size()).as("the others' freed slots, claimed").isEqualTo(1);
+        }
+    }
+
+    /**
      * Many workers' round trips at once, two loops per worker: shared transactions that hold two
      * round trips of one worker and others' beside them still claim each job once, land each push
      * once and never let a worker hold more than its concurrency; and none is refused, which a

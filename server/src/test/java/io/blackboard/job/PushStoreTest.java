@@ -80,17 +80,35 @@ class PushStoreTest extends BlackboardTest {
         workerServingEcho(Map.of("concurrency", 2));
         List<UUID> jobs = createJobs(echo, 2);
         claim(worker, 2);
-        String batch = Api.json(List.of(batchItem(0, jobs.getFirst(), 1), batchItem(1, jobs.getLast(), 2)));
+        String batch = Api.json(List.of(batchItem(0, jobs.getFirst(), worker, 1), batchItem(1, jobs.getLast(), worker, 2)));
 
-        assertThat(store.pushBatch(worker, batch)).as("the second names an attempt that is not live")
+        assertThat(store.pushBatch(List.of(worker), batch)).as("the second names an attempt that is not live")
                 .containsOnlyKeys(0);
         String pushed = row(jobs.getFirst());
         String held = row(jobs.getLast());
 
-        assertThat(store.pushBatch(worker, batch)).isEmpty();
+        assertThat(store.pushBatch(List.of(worker), batch)).isEmpty();
         assertThat(row(jobs.getFirst())).isEqualTo(pushed);
         assertThat(row(jobs.getLast())).isEqualTo(held);
         assertThat(pushedEvents(jobs.getFirst())).isEqualTo(1);
+    }
+
+    /** One statement lands the pushes of several workers, each only on its own worker's live claim, recorded as that worker's. */
+    @Test
+    void aBatchOfSeveralWorkersLandsEachPushOnlyOnItsOwnWorkersClaim() {
+        workerServingEcho(Map.of());
+        UUID other = worker("other", Map.of(), List.of(block("echo", "1.0.0")));
+        List<UUID> jobs = createJobs(echo, 2);
+        claim(worker, 1);
+        claim(other, 1);
+        String batch = Api.json(List.of(batchItem(0, jobs.getFirst(), other, 1), batchItem(1, jobs.getFirst(), worker, 1),
+                batchItem(2, jobs.getLast(), other, 1)));
+
+        assertThat(store.pushBatch(List.of(worker, other), batch)).as("not another worker's claim").containsOnlyKeys(1, 2);
+        assertThat(jdbc.sql("""
+                select count(*) from job_event e join job j on j.id = e.job_id
+                 where e.kind = 'PUSHED' and e.worker_id = j.worker_id and j.status = 'PUSHED'
+                """).query(Long.class).single()).as("each recorded as its pusher's").isEqualTo(2);
     }
 
     @Test
@@ -112,8 +130,8 @@ class PushStoreTest extends BlackboardTest {
         workerServingEcho(Map.of());
         UUID holder = TestRows.jobsInEveryState(jdbc, echo, 1000);
 
-        QueryPlan.of(dataSource, PushStore.JOB_PUSH_BATCH, new MapSqlParameterSource("workerId", holder)
-                        .addValue("pushes", Api.json(List.of(batchItem(0, UUID.randomUUID(), 1)))))
+        QueryPlan.of(dataSource, PushStore.JOB_PUSH_BATCH, new MapSqlParameterSource("workerIds", "{" + holder + "}")
+                        .addValue("pushes", Api.json(List.of(batchItem(0, UUID.randomUUID(), holder, 1)))))
                 .assertProbes("job_by_worker");
     }
 
@@ -126,8 +144,8 @@ class PushStoreTest extends BlackboardTest {
     }
 
     /** One item of the batch statement's input, as PushService writes it. */
-    private static Map<String, Object> batchItem(int ord, UUID job, int attempt) {
-        return Map.of("ord", ord, "job_id", job, "attempt", attempt, "outcome", "SUCCESS", "result", Map.of("ok", true),
+    private static Map<String, Object> batchItem(int ord, UUID job, UUID worker, int attempt) {
+        return Map.of("ord", ord, "job_id", job, "worker_id", worker, "attempt", attempt, "outcome", "SUCCESS", "result", Map.of("ok", true),
                 "checked", false);
     }
 
