@@ -108,14 +108,16 @@ class ClaimService {
      * The second half, for the prepared requests of one transaction: each one's claims (not yet
      * delivered), in their order; none for a request whose deadline passed. The requests of
      * workers that ask for the same blocks with the same labels claim in one statement
-     * ({@link ClaimStore#JOB_CLAIM}), in their order; a worker's second request in a later one.
+     * ({@link ClaimStore#JOB_CLAIM}), in their order; a worker's second request in another one,
+     * which counts the jobs the first claimed. A request whose deadline passed before its group's
+     * statement claims nothing.
      */
     List<List<JobView>> claimPrepared(List<Prepared> prepared) {
         List<List<JobView>> claimed = new ArrayList<>(Collections.nCopies(prepared.size(), List.of()));
         List<Group> groups = new ArrayList<>();
         for (int i = 0; i < prepared.size(); i++) {
             Prepared one = prepared.get(i);
-            if (!eligible(one) || !Caller.before(one.deadline())) {
+            if (!eligible(one)) {
                 continue;
             }
             Group group = groups.stream().filter(g -> g.admits(one)).findFirst().orElse(null);
@@ -127,7 +129,8 @@ class ClaimService {
             group.positions().add(i);
         }
         for (Group group : groups) {
-            List<JobView> jobs = claimTogether(group.members());
+            List<Prepared> live = group.members().stream().filter(one -> Caller.before(one.deadline())).toList();
+            List<JobView> jobs = live.isEmpty() ? List.of() : claimTogether(live);
             for (int m = 0; m < group.members().size(); m++) {
                 UUID workerId = group.members().get(m).request().workerId();
                 claimed.set(group.positions().get(m),
@@ -174,7 +177,7 @@ class ClaimService {
     private record Attempt(List<JobView> claimed, Set<UUID> blocks, String labels, boolean eligible) {
     }
 
-    /** A claim's request with its worker's row locked, found valid and its {@code first} run: ready to claim. */
+    /** A claim's request with its worker's row locked and found valid: ready to claim. */
     record Prepared(PollRequest request, ClaimStore.PollingWorker worker, Set<UUID> blocks, long deadline) {
     }
 

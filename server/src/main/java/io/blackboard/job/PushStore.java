@@ -38,7 +38,9 @@ class PushStore {
     /**
      * A batch of pushes, one statement: each lands only on its pusher's live claim, and a success
      * only on a block without a result schema unless its result was checked ({@code checked}), as
-     * {@link #JOB_PUSH} does for one push. The pushes may be of several workers (those of a shared
+     * {@link #JOB_PUSH} does for one push. Of two pushes of one job that could both land, one does
+     * (which one, PostgreSQL's join decides); the other is answered as a push after it. The pushes
+     * may be of several workers (those of a shared
      * push + next transaction, {@link NextService}); each row names its own, and {@code :workerIds}
      * all of them: the jobs are found among those workers' claims on their index, not among all
      * the jobs held (a join on the input, whose size the planner cannot know, could read those).

@@ -105,6 +105,23 @@ class ClaimStoreTest extends BlackboardTest {
                 List.of(echo), Collections.singletonList(null), "{}", TIMEOUT)).as("nothing left").isEmpty();
     }
 
+    /** A worker with no slot left takes nothing and the next takes from where the one before it ended; too few jobs go to the first. */
+    @Test
+    void aWorkerWithoutAFreeSlotInAGroupTakesNothingAndTooFewJobsGoToTheFirst() {
+        workerServingEcho(Map.of("concurrency", 1));
+        UUID second = worker("second", Map.of(), List.of(block("echo", "1.0.0")));
+        UUID third = worker("third", Map.of(), List.of(block("echo", "1.0.0")));
+        List<UUID> jobs = createJobs(echo, 4);
+        assertThat(claimBy(worker, 1)).extracting(JobView::id).containsExactly(jobs.getFirst());
+
+        List<JobView> claimed = store.claim(List.of(new ClaimStore.Claimant(worker, 3, 1),
+                new ClaimStore.Claimant(second, 2, 5), new ClaimStore.Claimant(third, 5, 5)),
+                List.of(echo), Collections.singletonList(null), "{}", TIMEOUT);
+
+        assertThat(claimed).extracting(JobView::workerId).containsExactly(second, second, third);
+        assertThat(claimed).extracting(JobView::id).containsExactlyElementsOf(jobs.subList(1, 4));
+    }
+
     @Test
     void aJobWhoseSelectorTheWorkersLabelsDoNotHoldIsNotClaimed() {
         workerServingEcho(Map.of("labels", Map.of("zone", "a")));

@@ -111,6 +111,23 @@ class PushStoreTest extends BlackboardTest {
                 """).query(Long.class).single()).as("each recorded as its pusher's").isEqualTo(2);
     }
 
+    /** A retried failure clears the job's worker; its RETRYING event is still the worker's whose failure it was. */
+    @Test
+    void aRetriedFailureInABatchIsRecordedAsItsPushers() {
+        workerServingEcho(Map.of());
+        UUID retried = createJob(echo, Map.of("retryPolicy", Map.of("maxAttempts", 3)));
+        claim(worker, 1);
+        String batch = Api.json(List.of(Map.of("ord", 0, "job_id", retried, "worker_id", worker, "attempt", 1,
+                "outcome", "FAILURE", "error", Map.of("message", "boom"), "checked", false)));
+
+        Map<Integer, JobView> pushed = store.pushBatch(List.of(worker), batch);
+
+        assertThat(pushed.get(0).scheduled()).as("its policy runs it again").isTrue();
+        assertThat(pushed.get(0).workerId()).isNull();
+        assertThat(jdbc.sql("select worker_id from job_event where job_id = :id and kind = 'RETRYING'")
+                .param("id", retried).query(UUID.class).single()).as("the worker whose failure it was").isEqualTo(worker);
+    }
+
     @Test
     void aPushFindsItsJobByPrimaryKey() throws SQLException {
         workerServingEcho(Map.of());
