@@ -274,11 +274,14 @@ class NextTogetherTest extends BlackboardTest {
                 statement.execute();
             }
             try {
-                for (int i = 0; i < NextService.BATCHES_IN_FLIGHT; i++) {
+                // one at a time: two holders arriving together may share one transaction (the
+                // first's thread can take the second from the queue), leaving a slot free
+                for (int i = 1; i <= NextService.BATCHES_IN_FLIGHT; i++) {
                     holders.add(threads.submit(() -> api.post("/blackboard/job/next",
                             Map.of("workerId", holder, "limit", 0))));
+                    int waiting = i;
+                    await(() -> waitingOnLocks("with polled as") == waiting);
                 }
-                await(() -> waitingOnLocks("with polled as") == NextService.BATCHES_IN_FLIGHT);
                 for (Supplier<Api.Response> call : calls) {
                     answers.add(threads.submit(call::get));
                 }
