@@ -11,6 +11,7 @@ import java.util.Collections;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
@@ -193,9 +194,34 @@ class ClaimService {
      * {@link #deliver delivered}.
      */
     Prepared prepare(PollRequest request, Caller caller, long deadline) {
+        return checked(new Ask(request, caller, deadline), store.lockForPoll(request.workerId()));
+    }
+
+    /** A request to {@link #prepare}, with its caller and the deadline its work must begin by. */
+    record Ask(PollRequest request, Caller caller, long deadline) {
+    }
+
+    /**
+     * {@link #prepare} for several requests at once, in this order: the workers' rows locked by
+     * statements sent in one round trip, then each request checked. One refused refuses them all
+     * (the transaction is then rolled back).
+     */
+    List<Prepared> prepare(List<Ask> asks) {
+        List<Optional<ClaimStore.PollingWorker>> locked = store.lockForPoll(
+                asks.stream().map(ask -> ask.request().workerId()).toList());
+        List<Prepared> prepared = new ArrayList<>(asks.size());
+        for (int i = 0; i < asks.size(); i++) {
+            prepared.add(checked(asks.get(i), locked.get(i)));
+        }
+        return prepared;
+    }
+
+    /** The request checked against its worker, whose row this transaction has locked (empty: no such worker). */
+    private static Prepared checked(Ask ask, Optional<ClaimStore.PollingWorker> locked) {
+        PollRequest request = ask.request();
         UUID workerId = request.workerId();
-        ClaimStore.PollingWorker worker = store.lockForPoll(workerId).orElseThrow(() -> new WorkerNotFound(workerId));
-        caller.requireBefore(deadline); // a connection may have been long in coming
+        ClaimStore.PollingWorker worker = locked.orElseThrow(() -> new WorkerNotFound(workerId));
+        ask.caller().requireBefore(ask.deadline()); // a connection may have been long in coming
         Set<UUID> blocks = new LinkedHashSet<>(worker.functionBlockIds());
         if (request.functionBlockIds() != null) {
             for (UUID id : request.functionBlockIds()) {
@@ -205,7 +231,7 @@ class ClaimService {
             }
             blocks = new LinkedHashSet<>(request.functionBlockIds());
         }
-        return new Prepared(request, worker, blocks, deadline);
+        return new Prepared(request, worker, blocks, ask.deadline());
     }
 
     private Attempt claimPreparedOnce(Prepared prepared) {

@@ -3,15 +3,21 @@ package io.blackboard.job;
 import io.blackboard.platform.sql.SqlArrays;
 import io.blackboard.worker.Directive;
 import io.blackboard.worker.WorkerState;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.time.OffsetDateTime;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
+import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.lang.Nullable;
 import org.springframework.stereotype.Component;
@@ -155,11 +161,14 @@ class ClaimStore {
     /** The most jobs one poll may ask for (PollRequest), and one claim statement take. */
     static final int MAX_POLL_LIMIT = 100;
     private static final Map<Integer, String> CLAIM_BY_LIMIT = new ConcurrentHashMap<>();
+    private static final Map<Integer, String> WORKER_POLLS_BY_COUNT = new ConcurrentHashMap<>();
 
     private final JdbcClient jdbc;
+    private final JdbcTemplate template;
 
-    ClaimStore(JdbcClient jdbc) {
+    ClaimStore(JdbcClient jdbc, JdbcTemplate template) {
         this.jdbc = jdbc;
+        this.template = template;
     }
 
     /** The claim statement for one limit, its text made once. */
@@ -175,13 +184,50 @@ class ClaimStore {
     }
 
     Optional<PollingWorker> lockForPoll(UUID workerId) {
-        return jdbc.sql(WORKER_POLL).param("workerId", workerId)
-                .query((rs, n) -> new PollingWorker(WorkerState.valueOf(rs.getString("state")),
-                        Directive.valueOf(rs.getString("directive")),
-                        rs.getInt("concurrency"), rs.getString("labels"),
-                        Arrays.stream((String[]) rs.getArray("function_block_ids").getArray())
-                                .map(UUID::fromString).toList()))
-                .optional();
+        return jdbc.sql(WORKER_POLL).param("workerId", workerId).query((rs, n) -> pollingWorker(rs)).optional();
+    }
+
+    /**
+     * {@link #lockForPoll} for several workers in the transaction in progress, in this order (a
+     * worker may come twice): the same statement for each, all sent in one round trip, so a
+     * shared transaction ({@link NextService}) waits on the network once for its workers' rows, not
+     * once per worker. PostgreSQL runs them one after the other, as if sent one by one; each
+     * answers its own worker, empty if there is none.
+     */
+    List<Optional<PollingWorker>> lockForPoll(List<UUID> workerIds) {
+        if (workerIds.size() == 1) {
+            return List.of(lockForPoll(workerIds.getFirst()));
+        }
+        return template.execute(workerPolls(workerIds.size()), (PreparedStatement statement) -> {
+            for (int i = 0; i < workerIds.size(); i++) {
+                statement.setObject(i + 1, workerIds.get(i));
+            }
+            statement.execute();
+            List<Optional<PollingWorker>> locked = new ArrayList<>(workerIds.size());
+            for (int i = 0; i < workerIds.size(); i++) {
+                if (i > 0 && !statement.getMoreResults()) {
+                    throw new IllegalStateException("statement " + (i + 1) + " of " + workerIds.size() + " gave no rows");
+                }
+                try (ResultSet rs = statement.getResultSet()) {
+                    locked.add(rs.next() ? Optional.of(pollingWorker(rs)) : Optional.empty());
+                }
+            }
+            return locked;
+        });
+    }
+
+    /** {@code count} {@link #WORKER_POLL} statements in one text, each taking its worker's id; the text made once per count. */
+    private static String workerPolls(int count) {
+        return WORKER_POLLS_BY_COUNT.computeIfAbsent(count, n -> String.join(";\n",
+                Collections.nCopies(n, WORKER_POLL.replace(":workerId", "?").strip())));
+    }
+
+    private static PollingWorker pollingWorker(ResultSet rs) throws SQLException {
+        return new PollingWorker(WorkerState.valueOf(rs.getString("state")),
+                Directive.valueOf(rs.getString("directive")),
+                rs.getInt("concurrency"), rs.getString("labels"),
+                Arrays.stream((String[]) rs.getArray("function_block_ids").getArray())
+                        .map(UUID::fromString).toList());
     }
 
     /** A worker claiming in a {@link #JOB_CLAIM} statement: at most {@code limit} jobs, within its concurrency. */

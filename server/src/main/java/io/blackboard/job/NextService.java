@@ -103,16 +103,16 @@ class NextService {
                 .sorted(Comparator.comparing(i -> calls.get(i).request().workerId()))
                 .mapToInt(Integer::intValue).toArray();
         tx.executeWithoutResult(status -> {
-            ClaimService.Prepared[] prepared = new ClaimService.Prepared[calls.size()];
             List<PushRequest> results = new ArrayList<>();
+            List<ClaimService.Ask> asks = new ArrayList<>(calls.size());
             for (int i : byWorker) {
                 Call call = calls.get(i);
-                prepared[i] = claims.prepare(call.request().poll(), call.caller(), call.deadline());
+                asks.add(new ClaimService.Ask(call.request().poll(), call.caller(), call.deadline()));
                 results.addAll(call.request().resultsOrNone());
             }
+            List<ClaimService.Prepared> prepared = claims.prepare(asks);
             List<PushOutcome> landed = results.isEmpty() ? List.of() : pushes.pushTogether(results);
-            List<List<JobView>> claimed = claims.claimPrepared(
-                    Arrays.stream(byWorker).mapToObj(i -> prepared[i]).toList());
+            List<List<JobView>> claimed = claims.claimPrepared(prepared);
             int from = 0;
             for (int k = 0; k < byWorker.length; k++) {
                 int i = byWorker[k];

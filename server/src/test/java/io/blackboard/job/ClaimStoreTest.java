@@ -17,11 +17,13 @@ import java.time.OffsetDateTime;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.UUID;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.jdbc.core.namedparam.MapSqlParameterSource;
+import org.springframework.transaction.support.TransactionTemplate;
 
 /**
  * The claim against the real database: a job is claimed once, a job another transaction holds
@@ -37,6 +39,9 @@ class ClaimStoreTest extends BlackboardTest {
 
     @Autowired
     DataSource dataSource;
+
+    @Autowired
+    TransactionTemplate tx;
 
     @Test
     void aClaimedJobIsNotClaimedAgainByAnyone() {
@@ -165,6 +170,51 @@ class ClaimStoreTest extends BlackboardTest {
 
         assertThat(store.lockForPoll(worker)).isEmpty();
         assertThat(TestRows.row(jdbc, "worker", worker)).isEqualTo(deleted);
+    }
+
+    /**
+     * Several workers' rows locked at once, as a shared push + next transaction locks them: each
+     * answer is its own worker's (empty for none, the same for a worker named twice), and every
+     * row stays locked until the transaction ends.
+     */
+    @Test
+    void severalWorkersLockedAtOnceAreEachAnsweredAndHeldUntilTheTransactionEnds() throws SQLException {
+        workerServingEcho(Map.of("concurrency", 3));
+        UUID other = worker("other", Map.of("concurrency", 7, "labels", Map.of("site", "x")),
+                List.of(block("echo", "1.0.0"), block("lint", "2.0.0")));
+        UUID missing = UUID.randomUUID();
+
+        List<String> othersLocked = tx.execute(status -> {
+            List<Optional<ClaimStore.PollingWorker>> locked = store.lockForPoll(List.of(worker, missing, other, worker));
+            assertThat(locked).hasSize(4);
+            assertThat(locked.get(0)).hasValueSatisfying(w -> {
+                assertThat(w.concurrency()).isEqualTo(3);
+                assertThat(w.functionBlockIds()).containsExactly(echo);
+            });
+            assertThat(locked.get(1)).isEmpty();
+            assertThat(locked.get(2)).hasValueSatisfying(w -> {
+                assertThat(w.concurrency()).isEqualTo(7);
+                assertThat(w.labels()).contains("\"site\"");
+                assertThat(w.functionBlockIds()).hasSize(2);
+            });
+            assertThat(locked.get(3)).isEqualTo(locked.get(0));
+            return List.of(lockedElsewhere(worker), lockedElsewhere(other));
+        });
+
+        assertThat(othersLocked).as("both rows locked while the transaction lasts").containsOnly("55P03");
+        assertThat(lockedElsewhere(worker)).as("and free after it").isEqualTo("free");
+    }
+
+    /** What another connection's attempt to lock the worker's row without waiting meets: free, or the SQL state of its refusal. */
+    private String lockedElsewhere(UUID workerId) {
+        try (Connection connection = dataSource.getConnection();
+                PreparedStatement lock = connection.prepareStatement("select 1 from worker where id = ? for update nowait")) {
+            lock.setObject(1, workerId);
+            lock.executeQuery().close();
+            return "free";
+        } catch (SQLException e) {
+            return e.getSQLState();
+        }
     }
 
     /**
