@@ -189,31 +189,43 @@ class ClaimStore {
 
     /**
      * {@link #lockForPoll} for several workers in the transaction in progress, in this order (a
-     * worker may come twice): the same statement for each, all sent in one round trip, so a
-     * shared transaction ({@link NextService}) waits on the network once for its workers' rows, not
-     * once per worker. PostgreSQL runs them one after the other, as if sent one by one; each
-     * answers its own worker, empty if there is none.
+     * worker may come twice): the same statement for each, all sent in one round trip, so a shared
+     * transaction ({@link NextService}) waits on the network once for its workers' rows, not once
+     * per worker. PostgreSQL runs them one after the other, as if sent one by one; each answers
+     * its own worker, empty if there is none.
      */
     List<Optional<PollingWorker>> lockForPoll(List<UUID> workerIds) {
         if (workerIds.size() == 1) {
             return List.of(lockForPoll(workerIds.getFirst()));
         }
-        return template.execute(workerPolls(workerIds.size()), (PreparedStatement statement) -> {
-            for (int i = 0; i < workerIds.size(); i++) {
-                statement.setObject(i + 1, workerIds.get(i));
+        // past 8, as many statements as the next multiple of 8, the last worker's repeated (its row
+        // is already held): a few texts, and the server-side statements each connection prepares
+        // for them, serve every batch size
+        int sent = workerIds.size() <= 8 ? workerIds.size() : (workerIds.size() + 7) / 8 * 8;
+        return template.execute(workerPolls(sent), (PreparedStatement statement) -> {
+            for (int i = 0; i < sent; i++) {
+                statement.setObject(i + 1, workerIds.get(Math.min(i, workerIds.size() - 1)));
             }
             statement.execute();
             List<Optional<PollingWorker>> locked = new ArrayList<>(workerIds.size());
             for (int i = 0; i < workerIds.size(); i++) {
-                if (i > 0 && !statement.getMoreResults()) {
-                    throw new IllegalStateException("statement " + (i + 1) + " of " + workerIds.size() + " gave no rows");
-                }
-                try (ResultSet rs = statement.getResultSet()) {
+                try (ResultSet rs = nextResult(statement, i)) {
                     locked.add(rs.next() ? Optional.of(pollingWorker(rs)) : Optional.empty());
                 }
             }
+            for (int i = workerIds.size(); i < sent; i++) {
+                nextResult(statement, i).close();
+            }
             return locked;
         });
+    }
+
+    /** The rows of the {@code index}th statement of a multi-statement text, its results read in turn. */
+    private static ResultSet nextResult(PreparedStatement statement, int index) throws SQLException {
+        if (index > 0 && !statement.getMoreResults()) {
+            throw new IllegalStateException("statement " + (index + 1) + " of a pipelined text gave no rows");
+        }
+        return statement.getResultSet();
     }
 
     /** {@code count} {@link #WORKER_POLL} statements in one text, each taking its worker's id; the text made once per count. */

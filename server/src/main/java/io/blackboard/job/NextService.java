@@ -83,7 +83,8 @@ class NextService {
 
     /**
      * The round trips of a batch, one transaction: first, in the order of the workers' ids, each
-     * worker's row locked and its request checked; then every push of the batch in one statement
+     * worker's row locked (a statement each, all sent in one round trip) and its request checked;
+     * then every push of the batch in one statement
      * ({@link PushService#pushTogether}); then the claims, in that order, those of workers asking
      * for the same blocks with the same labels in one statement.
      * <p>

@@ -198,6 +198,12 @@ class ClaimStoreTest extends BlackboardTest {
                 assertThat(w.functionBlockIds()).hasSize(2);
             });
             assertThat(locked.get(3)).isEqualTo(locked.get(0));
+            List<UUID> nine = List.of(missing, other, worker, missing, other, worker, missing, other, worker);
+            List<Optional<ClaimStore.PollingWorker>> ofNine = store.lockForPoll(nine);
+            assertThat(ofNine).as("nine, sent as sixteen (the last repeated), answered as nine").hasSize(9);
+            for (int i = 0; i < 9; i += 3) {
+                assertThat(ofNine.subList(i, i + 3)).containsExactly(Optional.empty(), locked.get(2), locked.get(0));
+            }
             return List.of(lockedElsewhere(worker), lockedElsewhere(other));
         });
 

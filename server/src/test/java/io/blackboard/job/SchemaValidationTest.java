@@ -72,19 +72,13 @@ class SchemaValidationTest extends BlackboardTest {
      */
     @Test
     void aBatchChecksOnlyTheResultsOfBlocksWithASchemaAndAnswersEachItemOnItsOwn() {
-        UUID plain = registerBlocks(worker, List.of(Map.of("name", "backup", "version", "1",
-                "paramsJsonSchema", PARAMS, "resultDataJsonSchema", RESULT), block("plain", "1"))).get(1);
-        UUID valid = createJob(backup, Map.of());
-        UUID invalid = createJob(backup, Map.of());
-        UUID failed = createJob(backup, Map.of());
-        UUID free = createJob(plain, Map.of());
-        assertThat(claim(worker, 4)).containsExactlyInAnyOrder(valid, invalid, failed, free);
+        Four four = fourClaimed();
+        UUID valid = four.valid();
+        UUID invalid = four.invalid();
+        UUID failed = four.failed();
+        UUID free = four.free();
         String before = row(invalid);
-        List<Map<String, Object>> pushes = List.of(
-                Map.of("jobId", valid, "workerId", worker, "status", "SUCCESS", "result", Map.of("lines", 3)),
-                Map.of("jobId", invalid, "workerId", worker, "status", "SUCCESS", "result", Map.of("lines", "many")),
-                Map.of("jobId", failed, "workerId", worker, "status", "FAILURE", "error", Map.of("message", "x")),
-                Map.of("jobId", free, "workerId", worker, "status", "SUCCESS", "result", Map.of("any", "shape")));
+        List<Map<String, Object>> pushes = four.pushes();
 
         Api.Response response = api.post("/blackboard/job/results", pushes);
 
@@ -105,6 +99,31 @@ class SchemaValidationTest extends BlackboardTest {
                 .containsExactly(200, 422, 200, 200);
         assertThat(jdbc.sql("select count(*) from job_event where kind = 'PUSHED'").query(Long.class).single())
                 .isEqualTo(3);
+    }
+
+    /**
+     * Push + next does the same: its first push statement lands what needs no check, the successes on a block with a schema are checked, each is answered on its
+     * own, and the claim goes on.
+     */
+    @Test
+    void pushAndNextChecksOnlyTheResultsOfBlocksWithASchemaAndStillClaims() {
+        Four four = fourClaimed();
+        UUID next = createJob(four.plain(), Map.of());
+        String before = row(four.invalid());
+
+        Api.Response response = api.post("/blackboard/job/next",
+                Map.of("workerId", worker, "limit", 2, "results", four.pushes()));
+
+        assertThat(response.status()).as(response.toString()).isEqualTo(200);
+        assertThat(response.body().get("results").valueStream().map(i -> i.get("status").asInt()).toList())
+                .containsExactly(200, 422, 200, 200);
+        assertThat(response.at("/results/1/problem/detail").asString()).contains("/lines");
+        assertThat(job(four.valid()).at("/result/lines").asInt()).isEqualTo(3);
+        assertThat(job(four.failed()).get("failureReason").asString()).isEqualTo("WORKER_REPORTED");
+        assertThat(job(four.free()).at("/result/any").asString()).isEqualTo("shape");
+        assertThat(row(four.invalid())).as("a refused result changes nothing").isEqualTo(before);
+        assertThat(response.body().get("jobs").valueStream().map(j -> j.get("id").asString()).toList())
+                .as("the slots the three freed, one job left to claim").containsExactly(next.toString());
     }
 
     @Test
@@ -174,5 +193,24 @@ class SchemaValidationTest extends BlackboardTest {
     private Api.Response registerWith(Object schema) {
         return api.post("/function-blocks/register", Map.of("workerId", worker, "functionBlocks", List.of(
                 Map.of("name", "other", "version", "1", "paramsJsonSchema", schema))));
+    }
+
+    /** The worker's four claimed jobs and a push for each: valid, invalid and failed on the block with a result schema, one on a block without. */
+    private record Four(UUID plain, UUID valid, UUID invalid, UUID failed, UUID free, List<Map<String, Object>> pushes) {
+    }
+
+    private Four fourClaimed() {
+        UUID plain = registerBlocks(worker, List.of(Map.of("name", "backup", "version", "1",
+                "paramsJsonSchema", PARAMS, "resultDataJsonSchema", RESULT), block("plain", "1"))).get(1);
+        UUID valid = createJob(backup, Map.of());
+        UUID invalid = createJob(backup, Map.of());
+        UUID failed = createJob(backup, Map.of());
+        UUID free = createJob(plain, Map.of());
+        assertThat(claim(worker, 4)).containsExactlyInAnyOrder(valid, invalid, failed, free);
+        return new Four(plain, valid, invalid, failed, free, List.of(
+                Map.of("jobId", valid, "workerId", worker, "status", "SUCCESS", "result", Map.of("lines", 3)),
+                Map.of("jobId", invalid, "workerId", worker, "status", "SUCCESS", "result", Map.of("lines", "many")),
+                Map.of("jobId", failed, "workerId", worker, "status", "FAILURE", "error", Map.of("message", "x")),
+                Map.of("jobId", free, "workerId", worker, "status", "SUCCESS", "result", Map.of("any", "shape"))));
     }
 }
