@@ -6,6 +6,8 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.Semaphore;
 import java.util.function.Predicate;
 import org.springframework.lang.Nullable;
@@ -17,8 +19,14 @@ import org.springframework.lang.Nullable;
  * at once, alone; the calls that arrive while those run queue up and go together as the next
  * batch, so a batch grows only as long as the one ahead of it takes, up to about
  * {@code maxWeight} (each call weighs, say, its number of rows; the last call taken may pass
- * it). The caller whose thread ran a batch answers as soon as its own call is done: what is
- * still queued then goes on in a thread of its own.
+ * it).
+ * <p>
+ * Batches run on platform threads of their own, not on the callers' virtual threads. A batch
+ * waits on the database several times (its statements, its commit), and each time it may go on
+ * only when the database answers; on a virtual thread it would then queue for a carrier behind
+ * the requests being parsed and answered there, with the database idle and the batch's locks
+ * held meanwhile. The operating system wakes a platform thread at once. Each caller waits for its
+ * answer on its own thread.
  * <p>
  * Each call succeeds or fails on its own. A batch that throws what one call can cause (a
  * constraint one row breaks, say: {@code oneCallsFault}) runs again one call at a time, and each
@@ -59,6 +67,13 @@ public final class Coalescer<T, R> {
         }
     }
 
+    /**
+     * The threads batches run on, shared by every coalescer: as many at once as the coalescers'
+     * batches in flight allow, idle ones ending after a minute.
+     */
+    private static final ExecutorService RUNNERS = Executors.newCachedThreadPool(
+            Thread.ofPlatform().daemon().name("coalescer-", 0).factory());
+
     private final Batch<T, R> batch;
     private final Predicate<Throwable> oneCallsFault;
     private final int maxWeight;
@@ -81,7 +96,13 @@ public final class Coalescer<T, R> {
         Call<T, R> call = new Call<>(item, weight, new CompletableFuture<>(), ConnectionDeadline.take());
         queue.add(call);
         if (slots.tryAcquire()) {
-            drain(call);
+            try {
+                RUNNERS.execute(this::drain);
+            } catch (RuntimeException | Error e) {
+                slots.release(); // no thread for it: this call fails, the next may find one
+                queue.remove(call);
+                throw e;
+            }
         }
         try {
             return call.answer().join();
@@ -95,8 +116,8 @@ public final class Coalescer<T, R> {
         return queue.size();
     }
 
-    /** Runs batches while calls are queued; entered holding a slot, which it releases or hands on. */
-    private void drain(Call<T, R> mine) {
+    /** Runs batches while calls are queued; entered holding a slot, which it releases. */
+    private void drain() {
         while (true) {
             List<Call<T, R>> taken = take();
             if (!taken.isEmpty()) {
@@ -108,10 +129,6 @@ public final class Coalescer<T, R> {
                 if (queue.isEmpty() || !slots.tryAcquire()) {
                     return;
                 }
-            }
-            if (mine != null && mine.answer().isDone()) {
-                Thread.ofVirtual().name("coalescer").start(() -> drain(null));
-                return;
             }
         }
     }

@@ -74,6 +74,30 @@ class CoalescerTest {
         assertThat(batches).containsExactly(List.of(7));
     }
 
+    /**
+     * A batch runs on a platform thread, whoever calls: on a virtual thread each of its statements'
+     * answers would queue for a carrier behind the requests running there.
+     */
+    @Test
+    void batchesRunOnPlatformThreadsWhileVirtualCallersWait() throws Exception {
+        List<Thread> ranOn = Collections.synchronizedList(new ArrayList<>());
+        Coalescer<Integer, String> coalescer = new Coalescer<>(calls -> {
+            ranOn.add(Thread.currentThread());
+            return answer(calls);
+        }, ONE_CALLS_FAULT, 2, 100);
+        try (ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor()) {
+            List<Future<String>> answers = new ArrayList<>();
+            for (int i = 1; i <= 50; i++) {
+                int call = i;
+                answers.add(threads.submit(() -> coalescer.run(call, 1)));
+            }
+            for (int i = 1; i <= 50; i++) {
+                assertThat(answers.get(i - 1).get(10, TimeUnit.SECONDS)).isEqualTo("answer " + i);
+            }
+        }
+        assertThat(ranOn).isNotEmpty().noneMatch(Thread::isVirtual).allMatch(Thread::isDaemon);
+    }
+
     @Test
     void callsArrivingWhileABatchRunsGoTogetherInTheNextAndEachGetsItsOwnAnswer() throws Exception {
         Coalescer<Integer, String> coalescer = held(100);
