@@ -2,6 +2,7 @@ package io.blackboard.job;
 
 import io.blackboard.platform.security.WorkerAccess;
 import io.blackboard.platform.web.Caller;
+import io.blackboard.platform.web.DirectRoutes;
 import io.blackboard.platform.web.NextPage;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.headers.Header;
@@ -31,6 +32,9 @@ import org.springframework.web.bind.annotation.RestController;
 @RestController
 @Tag(name = "Jobs: worker", description = "Claim jobs and push their results (the worker SDK)")
 class WorkerJobController {
+
+    /** A busy worker's round trip, also answered without Spring MVC: {@link DirectJobRoutes}. */
+    static final String NEXT = "/blackboard/job/next";
 
     private final ClaimService claims;
     private final PushService pushes;
@@ -135,8 +139,9 @@ class WorkerJobController {
             {"workerId": "01a2011d-6ef8-77fd-9a3c-2b4e1f0a7c55", "limit": 1, "results": [
               {"jobId": "01a20125-34eb-7000-8a3e-3c1f5e0b9d21", "workerId": "01a2011d-6ef8-77fd-9a3c-2b4e1f0a7c55",
                "attempt": 1, "status": "SUCCESS", "result": {"lines": 120}}]}""")))
-    @PostMapping("/blackboard/job/next")
+    @PostMapping(NEXT)
     NextAnswer next(@Valid @RequestBody NextRequest request, HttpServletRequest http) {
+        DirectRoutes.rethrowDirectFailure(http); // what its direct call threw (DirectJobRoutes), answered here
         access.requireMayActAs(request.workerId());
         Caller caller = Caller.of(http);
         caller.requireWaiting();

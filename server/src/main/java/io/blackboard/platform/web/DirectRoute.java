@@ -1,0 +1,23 @@
+package io.blackboard.platform.web;
+
+import jakarta.servlet.http.HttpServletRequest;
+
+/**
+ * A hot endpoint answered without Spring MVC ({@link DirectRoutes}): a JSON body read as
+ * {@code body}, handed to {@code handler} (the controller's own method), its answer written as
+ * JSON with status 200. Whatever the direct way does not answer goes on to Spring MVC as before.
+ *
+ * @param path the request path, exactly (no variables); the method is POST
+ * @param body the body's type, validated as {@code @Valid} would
+ * @param answer the answer's type
+ * @param handler the controller method; the first thing it runs through Spring MVC is
+ *     {@link DirectRoutes#rethrowDirectFailure}
+ */
+public record DirectRoute<T>(String path, Class<T> body, Class<?> answer, Handler<T> handler) {
+
+    /** The controller method: the body, valid, and the request. */
+    @FunctionalInterface
+    public interface Handler<T> {
+        Object answer(T body, HttpServletRequest request);
+    }
+}

@@ -1,0 +1,247 @@
+package io.blackboard.platform.web;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import jakarta.servlet.FilterChain;
+import jakarta.servlet.ReadListener;
+import jakarta.servlet.ServletException;
+import jakarta.servlet.ServletInputStream;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletRequestWrapper;
+import jakarta.servlet.http.HttpServletResponse;
+import jakarta.validation.Validator;
+import java.io.BufferedReader;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.util.Locale;
+import java.util.Map;
+import java.util.stream.Collectors;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.core.annotation.Order;
+import org.springframework.stereotype.Component;
+import org.springframework.web.filter.OncePerRequestFilter;
+import org.springframework.web.filter.ServerHttpObservationFilter;
+import tools.jackson.core.JacksonException;
+import tools.jackson.databind.ObjectReader;
+import tools.jackson.databind.ObjectWriter;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * Answers the hottest endpoints ({@link DirectRoute}s: a busy worker's push + next) without
+ * Spring MVC: after the security chain, the body is read, validated and handed to the controller
+ * method, and its answer written, without the dispatcher's handler look-up, argument resolution,
+ * content negotiation and message converters, which took more of the server's CPU per round trip
+ * than the controller and its transaction (BENCHMARKS.md). The filters around it (the client's
+ * deadline, load shedding, body limits, security, the {@code http.server.requests} observation)
+ * run as for every request.
+ * <p>
+ * It answers only the plain case: a POST with a declared body of at most 64 KiB of UTF-8 JSON
+ * that reads and validates, from a client that accepts {@code application/json}, whose handler
+ * answers. Everything else goes on to Spring MVC unchanged, the body read again from what was
+ * read here, so every refusal keeps its one form: an unreadable or invalid body, another media
+ * type, and the handler's own exceptions (the controller method rethrows those first thing:
+ * {@link #rethrowDirectFailure}, so nothing runs twice).
+ */
+@Component
+@Order(0) // after the security chain (-100) and every filter before it
+public class DirectRoutes extends OncePerRequestFilter {
+
+    /** Bodies above this, or of undeclared length, go to Spring MVC: the hot bodies are far smaller. */
+    static final int MAX_DIRECT_BODY = 64 * 1024;
+    private static final String FAILURE = DirectRoutes.class.getName() + ".failure";
+
+    private record Prepared(DirectRoute<Object> route, ObjectReader reader, ObjectWriter writer) {
+    }
+
+    private final Map<String, Prepared> routes;
+    private final Validator validator;
+    private final Counter answered;
+
+    @SuppressWarnings("unchecked")
+    DirectRoutes(ObjectProvider<DirectRoute<?>> routes, JsonMapper json, Validator validator, MeterRegistry registry) {
+        this.routes = routes.orderedStream().map(route -> (DirectRoute<Object>) route)
+                .collect(Collectors.toUnmodifiableMap(DirectRoute::path, route -> new Prepared(route,
+                        json.readerFor(route.body()), json.writerFor(route.answer()))));
+        this.validator = validator;
+        this.answered = Counter.builder("blackboard.http.requests.direct")
+                .description("Requests of the hot endpoints answered without Spring MVC (the others of those "
+                        + "endpoints, refusals among them, went through it)")
+                .register(registry);
+    }
+
+    /**
+     * The first thing a direct route's controller method runs when Spring MVC calls it: the
+     * exception its direct call threw, so that Spring MVC answers it as it answers any.
+     */
+    public static void rethrowDirectFailure(HttpServletRequest request) {
+        if (request.getAttribute(FAILURE) instanceof RuntimeException failure) {
+            request.removeAttribute(FAILURE);
+            throw failure;
+        }
+    }
+
+    @Override
+    protected boolean shouldNotFilter(HttpServletRequest request) {
+        return !"POST".equals(request.getMethod()) || !routes.containsKey(request.getRequestURI());
+    }
+
+    @Override
+    protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
+            throws ServletException, IOException {
+        long length = request.getContentLengthLong();
+        if (length < 0 || length > MAX_DIRECT_BODY || !jsonInUtf8(request.getContentType())
+                || !acceptsJson(request.getHeader("Accept"))) {
+            chain.doFilter(request, response);
+            return;
+        }
+        byte[] body;
+        try {
+            body = request.getInputStream().readNBytes((int) length);
+        } catch (IOException e) {
+            chain.doFilter(new ReadAgain(request, null, e), response); // answered as Spring MVC answers it
+            return;
+        }
+        HttpServletRequest again = new ReadAgain(request, body, null);
+        Prepared prepared = routes.get(request.getRequestURI());
+        Object value;
+        try {
+            value = prepared.reader().readValue(body);
+        } catch (JacksonException e) {
+            chain.doFilter(again, response);
+            return;
+        }
+        if (value == null || !validator.validate(value).isEmpty()) {
+            chain.doFilter(again, response);
+            return;
+        }
+        Object answer;
+        try {
+            answer = prepared.route().handler().answer(value, request);
+        } catch (RuntimeException e) {
+            request.setAttribute(FAILURE, e);
+            chain.doFilter(again, response);
+            return;
+        }
+        byte[] written = prepared.writer().writeValueAsBytes(answer);
+        ServerHttpObservationFilter.findObservationContext(request)
+                .ifPresent(context -> context.setPathPattern(prepared.route().path()));
+        response.setStatus(HttpServletResponse.SC_OK);
+        response.setContentType("application/json");
+        response.setContentLength(written.length);
+        response.getOutputStream().write(written);
+        answered.increment();
+    }
+
+    /** {@code application/json}, in UTF-8 (the default); any other type or charset is Spring MVC's to judge. */
+    static boolean jsonInUtf8(String contentType) {
+        if (contentType == null) {
+            return false;
+        }
+        String[] parts = contentType.split(";");
+        if (!parts[0].strip().equalsIgnoreCase("application/json")) {
+            return false;
+        }
+        for (int i = 1; i < parts.length; i++) {
+            String parameter = parts[i].strip().toLowerCase(Locale.ROOT);
+            if (!parameter.equals("charset=utf-8") && !parameter.equals("charset=\"utf-8\"")) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * Whether Spring MVC would answer {@code application/json} too: no Accept header, or one of
+     * {@code application/json}, {@code application/problem+json} and {@code *}{@code /*} without
+     * parameters, JSON named before the problem type or only {@code *}{@code /*}. Anything else
+     * (qualities, other types) is Spring MVC's to negotiate.
+     */
+    static boolean acceptsJson(String accept) {
+        if (accept == null || accept.isBlank()) {
+            return true;
+        }
+        boolean json = false;
+        boolean anything = false;
+        for (String entry : accept.split(",")) {
+            switch (entry.strip().toLowerCase(Locale.ROOT)) {
+                case "application/json" -> json = true;
+                case "*/*" -> anything = true;
+                case "application/problem+json" -> {
+                    if (!json) {
+                        return false;
+                    }
+                }
+                default -> {
+                    return false;
+                }
+            }
+        }
+        return json || anything;
+    }
+
+    /** The request with its body to read again: the bytes read here, or the failure reading them. */
+    private static final class ReadAgain extends HttpServletRequestWrapper {
+
+        private final byte[] body;
+        private final IOException failure;
+        private ServletInputStream stream;
+
+        ReadAgain(HttpServletRequest request, byte[] body, IOException failure) {
+            super(request);
+            this.body = body;
+            this.failure = failure;
+        }
+
+        @Override
+        public ServletInputStream getInputStream() throws IOException {
+            if (failure != null) {
+                throw failure;
+            }
+            if (stream == null) {
+                stream = new Bytes(new ByteArrayInputStream(body));
+            }
+            return stream;
+        }
+
+        @Override
+        public BufferedReader getReader() throws IOException {
+            return new BufferedReader(new InputStreamReader(getInputStream(), StandardCharsets.UTF_8));
+        }
+    }
+
+    private static final class Bytes extends ServletInputStream {
+
+        private final ByteArrayInputStream in;
+
+        Bytes(ByteArrayInputStream in) {
+            this.in = in;
+        }
+
+        @Override
+        public int read() {
+            return in.read();
+        }
+
+        @Override
+        public int read(byte[] buffer, int offset, int length) {
+            return in.read(buffer, offset, length);
+        }
+
+        @Override
+        public boolean isFinished() {
+            return in.available() == 0;
+        }
+
+        @Override
+        public boolean isReady() {
+            return true;
+        }
+
+        @Override
+        public void setReadListener(ReadListener listener) {
+            throw new IllegalStateException("the body was read already");
+        }
+    }
+}

@@ -1,0 +1,188 @@
+package io.blackboard.job;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.blackboard.Api;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * {@code POST /blackboard/job/next} answered without Spring MVC (DirectRoutes): the same answer
+ * as through Spring MVC, and every request it does not answer (another media type, a body of
+ * undeclared length, a bad body, a refusal) answered by Spring MVC exactly as before, with
+ * nothing done twice.
+ */
+class DirectRouteTest extends BlackboardTest {
+
+    private static final HttpClient CLIENT = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+    private static final JsonMapper JSON = JsonMapper.builder().build();
+
+    @Autowired
+    MeterRegistry registry;
+
+    @BeforeEach
+    void workerWithJobs() {
+        workerServingEcho(Map.of("concurrency", 1));
+    }
+
+    @Test
+    void aBusyWorkersRoundTripIsAnsweredDirectlyWithTheAnswerSpringMvcGives() throws Exception {
+        List<UUID> jobs = createJobs(echo, 3);
+        assertThat(claim(worker, 1)).containsExactly(jobs.get(0));
+        double before = direct();
+
+        Raw direct = send(body(jobs.get(0)), "application/json", false);
+
+        assertThat(direct.status()).as(direct.body()).isEqualTo(200);
+        assertThat(direct()).as("answered without Spring MVC").isEqualTo(before + 1);
+        // the same request, its body of undeclared length (chunked): Spring MVC answers it
+        Raw throughMvc = send(body(jobs.get(1)), "application/json", true);
+        assertThat(throughMvc.status()).as(throughMvc.body()).isEqualTo(200);
+        assertThat(direct()).as("chunked: through Spring MVC").isEqualTo(before + 1);
+
+        assertThat(direct.headers()).as("the same headers, dates and lengths aside")
+                .isEqualTo(throughMvc.headers());
+        JsonNode a = JSON.readTree(direct.body());
+        JsonNode b = JSON.readTree(throughMvc.body());
+        assertThat(fields(a)).isEqualTo(fields(b)).containsExactly("results", "jobs");
+        assertThat(fields(a.at("/results/0"))).isEqualTo(fields(b.at("/results/0")));
+        assertThat(fields(a.at("/results/0/job"))).isEqualTo(fields(b.at("/results/0/job")));
+        assertThat(fields(a.at("/jobs/0"))).isEqualTo(fields(b.at("/jobs/0")));
+        assertThat(a.at("/jobs/0/id").asString()).isEqualTo(jobs.get(1).toString());
+        assertThat(b.at("/jobs/0/id").asString()).isEqualTo(jobs.get(2).toString());
+        assertThat(kinds(jobs.get(0))).containsExactly("CREATED", "CLAIMED", "PUSHED");
+        assertThat(kinds(jobs.get(1))).containsExactly("CREATED", "CLAIMED", "PUSHED");
+        assertThat(kinds(jobs.get(2))).containsExactly("CREATED", "CLAIMED");
+    }
+
+    /** DirectRoutesTest lists these as answered directly: Spring MVC answers each with application/json too. */
+    @Test
+    void springMvcAnswersJsonToEveryAcceptHeaderTheDirectWayTakes() throws Exception {
+        String idle = Api.json(Map.of("workerId", worker, "limit", 0));
+        for (String accept : List.of("application/json", "*/*", "application/json, application/problem+json",
+                "APPLICATION/JSON", "*/*, application/json", "application/json,*/*")) {
+            Raw throughMvc = send(idle, "application/json", accept, true);
+            assertThat(throughMvc.status()).as(accept).isEqualTo(200);
+            assertThat(throughMvc.headers().get("content-type")).as(accept).containsExactly("application/json");
+            Raw direct = send(idle, "application/json", accept, false);
+            assertThat(direct.headers()).as(accept).isEqualTo(throughMvc.headers());
+        }
+    }
+
+    @Test
+    void theHttpServerRequestsTimerNamesTheRouteOfADirectAnswer() throws Exception {
+        List<UUID> jobs = createJobs(echo, 1);
+        assertThat(claim(worker, 1)).containsExactly(jobs.get(0));
+        long before = timed(200);
+
+        assertThat(send(body(jobs.get(0)), "application/json", false).status()).isEqualTo(200);
+
+        // recorded as the observation ends, after the answer went out
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (timed(200) == before && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
+        assertThat(timed(200)).as(registry.find("http.server.requests").timers().stream()
+                .map(timer -> timer.getId().getTag("uri")).distinct().toList().toString()).isEqualTo(before + 1);
+    }
+
+    @Test
+    void whatTheDirectWayDoesNotAnswerSpringMvcAnswersAsBefore() throws Exception {
+        UUID job = createJobs(echo, 1).getFirst();
+        assertThat(claim(worker, 1)).containsExactly(job);
+        String before = row(job);
+        double answered = direct();
+
+        assertProblem(raw(send("{\"workerId\": ", "application/json", false)), 400, "");
+        assertProblem(raw(send("{\"workerId\": \"" + worker + "\", \"limit\": -1}", "application/json", false)),
+                400, "limit");
+        assertThat(send(body(job), "text/plain", false).status()).as("another media type").isEqualTo(415);
+        // (Spring MVC negotiates as it writes the answer: an unacceptable answer's work is done)
+        assertThat(send(Api.json(Map.of("workerId", worker, "limit", 0)), "application/json", "text/html", false)
+                .status()).as("not acceptable").isEqualTo(406);
+        UUID notServed = registerBlocks(registerWorker("elsewhere"), List.of(block("backup", "1.0.0"))).getFirst();
+        assertProblem(api.post("/blackboard/job/next", Map.of("workerId", worker, "results", List.of(Map.of(
+                "jobId", job, "workerId", worker, "attempt", 1, "status", "SUCCESS")), "functionBlockIds",
+                List.of(notServed))), 422, notServed.toString());
+        assertProblem(api.post("/blackboard/job/next", Map.of("workerId", UUID.randomUUID(), "limit", 1)), 404,
+                "");
+        assertThat(api.as("nobody").post("/blackboard/job/next", Map.of("workerId", worker, "limit", 1)).status())
+                .as("no valid token: the security chain still answers first").isEqualTo(401);
+        assertThat(row(job)).as("the refused push rolled back: nothing landed").isEqualTo(before);
+        assertThat(direct()).as("none of these answered directly").isEqualTo(answered);
+
+        String pushAgain = body(job);
+        assertThat(send(pushAgain, "application/json", false).status()).isEqualTo(200);
+        assertThat(send(pushAgain, "application/json", false).status()).as("a repeat: 200 again").isEqualTo(200);
+        assertThat(kinds(job)).as("one push, written once").containsExactly("CREATED", "CLAIMED", "PUSHED");
+        assertThat(direct()).isEqualTo(answered + 2);
+    }
+
+    private static Api.Response raw(Raw raw) {
+        String type = raw.headers().getOrDefault("content-type", List.of("")).getFirst();
+        return new Api.Response(raw.status(), type, raw.body(), JSON.readTree(raw.body()), null);
+    }
+
+    private String body(UUID job) {
+        return Api.json(Map.of("workerId", worker, "limit", 1, "results", List.of(Map.of("jobId", job,
+                "workerId", worker, "attempt", 1, "status", "SUCCESS", "result", Map.of("n", 1)))));
+    }
+
+    private record Raw(int status, Map<String, List<String>> headers, String body) {
+    }
+
+    private Raw send(String body, String contentType, boolean chunked) throws IOException, InterruptedException {
+        return send(body, contentType, "application/json, application/problem+json", chunked);
+    }
+
+    /** A raw POST to the route, its body sent with its length or chunked. */
+    private Raw send(String body, String contentType, String accept, boolean chunked)
+            throws IOException, InterruptedException {
+        byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+        HttpRequest request = HttpRequest.newBuilder(URI.create(api.baseUrl() + "/blackboard/job/next"))
+                .header("Content-Type", contentType)
+                .header("Accept", accept)
+                .header("Authorization", "Bearer " + Api.ALL_ROLES)
+                .POST(chunked ? HttpRequest.BodyPublishers.ofInputStream(() -> new ByteArrayInputStream(bytes))
+                        : HttpRequest.BodyPublishers.ofByteArray(bytes))
+                .build();
+        HttpResponse<String> response = CLIENT.send(request, HttpResponse.BodyHandlers.ofString());
+        Map<String, List<String>> headers = new java.util.TreeMap<>(response.headers().map());
+        headers.keySet().removeAll(List.of("date", "content-length", "transfer-encoding"));
+        return new Raw(response.statusCode(), headers, response.body());
+    }
+
+    private double direct() {
+        return registry.get("blackboard.http.requests.direct").counter().count();
+    }
+
+    private long timed(int status) {
+        var timer = registry.find("http.server.requests").tag("uri", "/blackboard/job/next")
+                .tag("status", String.valueOf(status)).timer();
+        return timer == null ? 0 : timer.count();
+    }
+
+    private static List<String> fields(JsonNode node) {
+        return node.propertyNames().stream().toList();
+    }
+
+    private List<String> kinds(UUID jobId) {
+        return jdbc.sql("select kind from job_event where job_id = ? order by id").param(jobId)
+                .query(String.class).list();
+    }
+}
