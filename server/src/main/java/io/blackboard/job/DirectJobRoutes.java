@@ -4,13 +4,28 @@ import io.blackboard.platform.web.DirectRoute;
 import io.blackboard.platform.web.DirectRoutes;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import tools.jackson.databind.JsonNode;
 
-/** A busy worker's round trip, answered without Spring MVC ({@link DirectRoutes}) by the same controller method. */
+/**
+ * The hot job endpoints, answered without Spring MVC ({@link DirectRoutes}) by their controller
+ * methods: a busy worker's round trip, a push, and the engine's create.
+ */
 @Configuration(proxyBeanMethods = false)
 class DirectJobRoutes {
 
     @Bean
     DirectRoute<NextRequest> nextRoute(WorkerJobController controller) {
         return new DirectRoute<>(WorkerJobController.NEXT, NextRequest.class, NextAnswer.class, controller::next);
+    }
+
+    @Bean
+    DirectRoute<PushRequest> pushRoute(WorkerJobController controller) {
+        return new DirectRoute<>(WorkerJobController.PUSH, PushRequest.class, JobView.class, controller::push);
+    }
+
+    @Bean
+    DirectRoute<JsonNode> createRoute(JobController controller) {
+        return new DirectRoute<>("/blackboard" + JobController.CREATE, JsonNode.class, Object.class,
+                controller::create);
     }
 }

@@ -1,6 +1,7 @@
 package io.blackboard.job;
 
 import io.blackboard.platform.web.Caller;
+import io.blackboard.platform.web.DirectRoutes;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.headers.Header;
 import io.swagger.v3.oas.annotations.media.Content;
@@ -38,6 +39,9 @@ import tools.jackson.databind.JsonNode;
 @Tag(name = "Jobs: engine", description = "Write jobs, read them and their audit trail, cancel, follow results")
 class JobController {
 
+    /** Creating jobs, also answered without Spring MVC: {@link DirectJobRoutes}. */
+    static final String CREATE = "/jobs";
+
     private final JobService jobs;
     private final JobRequests requests;
     private final ResultFeed feed;
@@ -74,8 +78,9 @@ class JobController {
                           "payload": {"host": "r1"}},
                          {"functionBlockId": "01a2011d-6fb8-7000-9d8d-0c94f60f47db", "type": "EXECUTE",
                           "payload": {"host": "r2"}}]""")}))
-    @PostMapping("/jobs")
+    @PostMapping(CREATE)
     ResponseEntity<Object> create(@RequestBody JsonNode body, HttpServletRequest http) {
+        DirectRoutes.rethrowDirectFailure(http); // what its direct call threw (DirectJobRoutes), answered here
         Caller.of(http).requireWaiting();
         JobService.Created created = jobs.create(requests.read(body));
         HttpStatus status = created.inserted() > 0 ? HttpStatus.CREATED : HttpStatus.OK;

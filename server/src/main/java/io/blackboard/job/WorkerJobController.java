@@ -33,7 +33,8 @@ import org.springframework.web.bind.annotation.RestController;
 @Tag(name = "Jobs: worker", description = "Claim jobs and push their results (the worker SDK)")
 class WorkerJobController {
 
-    /** A busy worker's round trip, also answered without Spring MVC: {@link DirectJobRoutes}. */
+    /** A push and a busy worker's round trip, also answered without Spring MVC: {@link DirectJobRoutes}. */
+    static final String PUSH = "/blackboard/job/result";
     static final String NEXT = "/blackboard/job/next";
 
     private final ClaimService claims;
@@ -85,8 +86,9 @@ class WorkerJobController {
         @ExampleObject(name = "failure", value = """
                 {"jobId": "01a20125-34eb-7000-8a3e-3c1f5e0b9d21", "workerId": "01a2011d-6ef8-77fd-9a3c-2b4e1f0a7c55",
                  "attempt": 1, "status": "FAILURE", "error": {"message": "device refused the session"}}""")}))
-    @PostMapping("/blackboard/job/result")
+    @PostMapping(PUSH)
     JobView push(@Valid @RequestBody PushRequest request, HttpServletRequest http) {
+        DirectRoutes.rethrowDirectFailure(http); // what its direct call threw (DirectJobRoutes), answered here
         access.requireMayActAs(request.workerId());
         Caller.of(http).requireWaiting();
         return pushes.push(request);

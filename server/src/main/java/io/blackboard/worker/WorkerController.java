@@ -1,6 +1,7 @@
 package io.blackboard.worker;
 
 import io.blackboard.platform.security.WorkerAccess;
+import io.blackboard.platform.web.DirectRoutes;
 import io.blackboard.platform.web.NextPage;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.headers.Header;
@@ -8,6 +9,7 @@ import io.swagger.v3.oas.annotations.media.Content;
 import io.swagger.v3.oas.annotations.media.ExampleObject;
 import io.swagger.v3.oas.annotations.responses.ApiResponse;
 import io.swagger.v3.oas.annotations.tags.Tag;
+import jakarta.servlet.http.HttpServletRequest;
 import jakarta.validation.Valid;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
@@ -75,7 +77,9 @@ class WorkerController {
     @io.swagger.v3.oas.annotations.parameters.RequestBody(required = false, content = @Content(
             examples = @ExampleObject(value = "{\"activeJobIds\": [\"01a20125-34eb-7000-8a3e-3c1f5e0b9d21\"]}")))
     @PostMapping("/{id}/ping")
-    PingReply ping(@PathVariable UUID id, @Valid @RequestBody(required = false) @Nullable PingRequest request) {
+    PingReply ping(@PathVariable UUID id, @Valid @RequestBody(required = false) @Nullable PingRequest request,
+            HttpServletRequest http) {
+        DirectRoutes.rethrowDirectFailure(http); // what its direct call threw (DirectWorkerRoutes), answered here
         return workers.ping(id, request == null ? null : request.activeJobIds());
     }
 

@@ -22,7 +22,8 @@ import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * {@code POST /blackboard/job/next} answered without Spring MVC (DirectRoutes): the same answer
+ * {@code POST /blackboard/job/next}, {@code /blackboard/job/result}, {@code /blackboard/jobs} and
+ * {@code /workers/{id}/ping} answered without Spring MVC (DirectRoutes): the same answer
  * as through Spring MVC, and every request it does not answer (another media type, a body of
  * undeclared length, a bad body, a refusal) answered by Spring MVC exactly as before, with
  * nothing done twice.
@@ -31,6 +32,7 @@ class DirectRouteTest extends BlackboardTest {
 
     private static final HttpClient CLIENT = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
     private static final JsonMapper JSON = JsonMapper.builder().build();
+    private static final String JSON_ACCEPT = "application/json, application/problem+json";
 
     @Autowired
     MeterRegistry registry;
@@ -88,17 +90,11 @@ class DirectRouteTest extends BlackboardTest {
     void theHttpServerRequestsTimerNamesTheRouteOfADirectAnswer() throws Exception {
         List<UUID> jobs = createJobs(echo, 1);
         assertThat(claim(worker, 1)).containsExactly(jobs.get(0));
-        long before = timed(200);
+        long before = timed("/blackboard/job/next", 200);
 
         assertThat(send(body(jobs.get(0)), "application/json", false).status()).isEqualTo(200);
 
-        // recorded as the observation ends, after the answer went out
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (timed(200) == before && System.nanoTime() < deadline) {
-            Thread.sleep(10);
-        }
-        assertThat(timed(200)).as(registry.find("http.server.requests").timers().stream()
-                .map(timer -> timer.getId().getTag("uri")).distinct().toList().toString()).isEqualTo(before + 1);
+        awaitTimed("/blackboard/job/next", before + 1);
     }
 
     @Test
@@ -138,6 +134,106 @@ class DirectRouteTest extends BlackboardTest {
         return new Api.Response(raw.status(), type, raw.body(), JSON.readTree(raw.body()), null);
     }
 
+    @Test
+    void aPushIsAnsweredDirectlyWithTheAnswerSpringMvcGivesAndRefusedAsBefore() throws Exception {
+        List<UUID> jobs = createJobs(echo, 2);
+        UUID first = claim(worker, 1).getFirst();
+        double before = direct();
+
+        Raw direct = send("/blackboard/job/result", push(first), "application/json", JSON_ACCEPT, false);
+        assertThat(direct.status()).as(direct.body()).isEqualTo(200);
+        assertThat(direct()).isEqualTo(before + 1);
+        UUID second = claim(worker, 1).getFirst();
+        Raw throughMvc = send("/blackboard/job/result", push(second), "application/json", JSON_ACCEPT, true);
+        assertThat(throughMvc.status()).as(throughMvc.body()).isEqualTo(200);
+        assertThat(direct()).isEqualTo(before + 1);
+        assertThat(direct.headers()).isEqualTo(throughMvc.headers());
+        assertThat(fields(JSON.readTree(direct.body()))).isEqualTo(fields(JSON.readTree(throughMvc.body())));
+        assertThat(jobs).containsExactlyInAnyOrder(first, second);
+
+        Raw repeat = send("/blackboard/job/result", push(first), "application/json", JSON_ACCEPT, false);
+        assertThat(repeat.status()).as("the same push again").isEqualTo(200);
+        Raw stale = send("/blackboard/job/result", push(first).replace("SUCCESS", "FAILURE"), "application/json",
+                JSON_ACCEPT, false);
+        assertProblem(raw(stale), 409, "");
+        assertThat(kinds(first)).containsExactly("CREATED", "CLAIMED", "PUSHED");
+        assertThat(direct()).as("the repeat answered directly, the conflict by Spring MVC").isEqualTo(before + 2);
+    }
+
+    @Test
+    void aCreateIsAnsweredDirectlyWithItsStatusAndTheAnswerSpringMvcGives() throws Exception {
+        double before = direct();
+        String keyed = Api.json(Map.of("functionBlockId", echo, "type", "EXECUTE", "payload", Map.of("n", 1),
+                "idempotencyKey", "direct-1"));
+
+        Raw created = send("/blackboard/jobs", keyed, "application/json", JSON_ACCEPT, false);
+        Raw again = send("/blackboard/jobs", keyed, "application/json", JSON_ACCEPT, false);
+        assertThat(created.status()).as(created.body()).isEqualTo(201);
+        assertThat(again.status()).as("the same key again: the same job, 200").isEqualTo(200);
+        assertThat(JSON.readTree(again.body()).get("id")).isEqualTo(JSON.readTree(created.body()).get("id"));
+        assertThat(direct()).isEqualTo(before + 2);
+        Raw throughMvc = send("/blackboard/jobs", keyed.replace("direct-1", "direct-2"), "application/json",
+                JSON_ACCEPT, true);
+        assertThat(throughMvc.status()).isEqualTo(201);
+        assertThat(created.headers()).isEqualTo(throughMvc.headers());
+        assertThat(fields(JSON.readTree(created.body()))).isEqualTo(fields(JSON.readTree(throughMvc.body())));
+
+        String batch = Api.json(List.of(Map.of("functionBlockId", echo, "type", "EXECUTE", "payload", Map.of()),
+                Map.of("functionBlockId", echo, "type", "EXECUTE", "payload", Map.of())));
+        Raw many = send("/blackboard/jobs", batch, "application/json", JSON_ACCEPT, false);
+        assertThat(many.status()).isEqualTo(201);
+        assertThat(JSON.readTree(many.body()).size()).isEqualTo(2);
+        assertThat(direct()).isEqualTo(before + 3);
+
+        long jobs = count("job");
+        assertProblem(raw(send("/blackboard/jobs", keyed.replace(echo.toString(), UUID.randomUUID().toString())
+                .replace("direct-1", "direct-3"), "application/json", JSON_ACCEPT, false)), 422, "");
+        assertProblem(raw(send("/blackboard/jobs", keyed.replace("\"n\":1", "\"n\":2"), "application/json",
+                JSON_ACCEPT, false)), 409, "direct-1");
+        assertProblem(raw(send("/blackboard/jobs", "[", "application/json", JSON_ACCEPT, false)), 400, "");
+        assertThat(count("job")).as("nothing created by a refusal").isEqualTo(jobs);
+        assertThat(direct()).isEqualTo(before + 3);
+    }
+
+    @Test
+    void aHeartbeatIsAnsweredDirectlyWithTheAnswerSpringMvcGivesAndTimedUnderItsPattern() throws Exception {
+        String ping = worker + "/ping";
+        long timedBefore = timed("/workers/{id}/ping", 200);
+        double before = direct();
+
+        Raw direct = send("/workers/" + ping, "{\"activeJobIds\": []}", "application/json", JSON_ACCEPT, false);
+        assertThat(direct.status()).as(direct.body()).isEqualTo(200);
+        assertThat(direct()).isEqualTo(before + 1);
+        Raw throughMvc = send("/workers/" + ping, "{\"activeJobIds\": []}", "application/json", JSON_ACCEPT, true);
+        assertThat(throughMvc.status()).isEqualTo(200);
+        assertThat(direct.headers()).isEqualTo(throughMvc.headers());
+        assertThat(fields(JSON.readTree(direct.body()))).isEqualTo(fields(JSON.readTree(throughMvc.body())))
+                .contains("state", "directive", "cancelJobIds");
+        awaitTimed("/workers/{id}/ping", timedBefore + 2);
+
+        assertProblem(raw(send("/workers/not-a-uuid/ping", "{}", "application/json", JSON_ACCEPT, false)), 400,
+                "");
+        assertProblem(raw(send("/workers/" + UUID.randomUUID() + "/ping", "{}", "application/json", JSON_ACCEPT,
+                false)), 404, "");
+        assertThat(api.post("/workers/" + ping, null).status()).as("no body: Spring MVC").isEqualTo(200);
+        assertThat(direct()).isEqualTo(before + 1);
+    }
+
+    private void awaitTimed(String uri, long count) throws InterruptedException {
+        // recorded as the observation ends, after the answer went out
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (timed(uri, 200) < count && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
+        assertThat(timed(uri, 200)).as(registry.find("http.server.requests").timers().stream()
+                .map(timer -> timer.getId().getTag("uri")).distinct().toList().toString()).isEqualTo(count);
+    }
+
+    private String push(UUID job) {
+        return Api.json(Map.of("jobId", job, "workerId", worker, "attempt", 1, "status", "SUCCESS",
+                "result", Map.of("n", 1)));
+    }
+
     private String body(UUID job) {
         return Api.json(Map.of("workerId", worker, "limit", 1, "results", List.of(Map.of("jobId", job,
                 "workerId", worker, "attempt", 1, "status", "SUCCESS", "result", Map.of("n", 1)))));
@@ -150,11 +246,16 @@ class DirectRouteTest extends BlackboardTest {
         return send(body, contentType, "application/json, application/problem+json", chunked);
     }
 
-    /** A raw POST to the route, its body sent with its length or chunked. */
     private Raw send(String body, String contentType, String accept, boolean chunked)
             throws IOException, InterruptedException {
+        return send("/blackboard/job/next", body, contentType, accept, chunked);
+    }
+
+    /** A raw POST, its body sent with its length or chunked. */
+    private Raw send(String path, String body, String contentType, String accept, boolean chunked)
+            throws IOException, InterruptedException {
         byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
-        HttpRequest request = HttpRequest.newBuilder(URI.create(api.baseUrl() + "/blackboard/job/next"))
+        HttpRequest request = HttpRequest.newBuilder(URI.create(api.baseUrl() + path))
                 .header("Content-Type", contentType)
                 .header("Accept", accept)
                 .header("Authorization", "Bearer " + Api.ALL_ROLES)
@@ -171,8 +272,8 @@ class DirectRouteTest extends BlackboardTest {
         return registry.get("blackboard.http.requests.direct").counter().count();
     }
 
-    private long timed(int status) {
-        var timer = registry.find("http.server.requests").tag("uri", "/blackboard/job/next")
+    private long timed(String uri, int status) {
+        var timer = registry.find("http.server.requests").tag("uri", uri)
                 .tag("status", String.valueOf(status)).timer();
         return timer == null ? 0 : timer.count();
     }

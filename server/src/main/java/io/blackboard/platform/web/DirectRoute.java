@@ -5,11 +5,13 @@ import jakarta.servlet.http.HttpServletRequest;
 /**
  * A hot endpoint answered without Spring MVC ({@link DirectRoutes}): a JSON body read as
  * {@code body}, handed to {@code handler} (the controller's own method), its answer written as
- * JSON with status 200. Whatever the direct way does not answer goes on to Spring MVC as before.
+ * JSON with status 200 (or, for a {@code ResponseEntity}, with its status and headers, its body
+ * written by its own type). Whatever the direct way does not answer goes on to Spring MVC as before.
  *
- * @param path the request path, exactly (no variables); the method is POST
+ * @param path the request path, exactly, or with variables such as {@code /workers/{id}/ping}, each
+ *     one segment (the handler reads it: {@link DirectRoutes#segment}); the method is POST
  * @param body the body's type, validated as {@code @Valid} would
- * @param answer the answer's type
+ * @param answer the answer's type ({@code Object} for a {@code ResponseEntity})
  * @param handler the controller method; the first thing it runs through Spring MVC is
  *     {@link DirectRoutes#rethrowDirectFailure}
  */

@@ -15,11 +15,14 @@ import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.stream.Collectors;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.core.annotation.Order;
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.ResponseEntity;
 import org.springframework.stereotype.Component;
 import org.springframework.web.filter.OncePerRequestFilter;
 import org.springframework.web.filter.ServerHttpObservationFilter;
@@ -29,7 +32,8 @@ import tools.jackson.databind.ObjectWriter;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * Answers the hottest endpoints ({@link DirectRoute}s: a busy worker's push + next) without
+ * Answers the hottest endpoints ({@link DirectRoute}s: a busy worker's push + next, a push, a
+ * heartbeat, a create) without
  * Spring MVC: after the security chain, the body is read, validated and handed to the controller
  * method, and its answer written, without the dispatcher's handler look-up, argument resolution,
  * content negotiation and message converters, which took more of the server's CPU per round trip
@@ -39,7 +43,7 @@ import tools.jackson.databind.json.JsonMapper;
  * <p>
  * It answers only the plain case: a POST with a declared body of at most 64 KiB of UTF-8 JSON
  * that reads and validates, from a client that accepts {@code application/json}, whose handler
- * answers. Everything else goes on to Spring MVC unchanged, the body read again from what was
+ * answers (its status 200, or a {@code ResponseEntity}'s status, headers and body). Everything else goes on to Spring MVC unchanged, the body read again from what was
  * read here, so every refusal keeps its one form: an unreadable or invalid body, another media
  * type, and the handler's own exceptions (the controller method rethrows those first thing:
  * {@link #rethrowDirectFailure}, so nothing runs twice).
@@ -55,15 +59,22 @@ public class DirectRoutes extends OncePerRequestFilter {
     private record Prepared(DirectRoute<Object> route, ObjectReader reader, ObjectWriter writer) {
     }
 
+    /** The routes by path; those with variables ({@code /workers/{id}/ping}) by pattern, matched in turn. */
     private final Map<String, Prepared> routes;
+    private final List<Prepared> patterns;
+    private final JsonMapper json;
     private final Validator validator;
     private final Counter answered;
 
     @SuppressWarnings("unchecked")
     DirectRoutes(ObjectProvider<DirectRoute<?>> routes, JsonMapper json, Validator validator, MeterRegistry registry) {
-        this.routes = routes.orderedStream().map(route -> (DirectRoute<Object>) route)
-                .collect(Collectors.toUnmodifiableMap(DirectRoute::path, route -> new Prepared(route,
-                        json.readerFor(route.body()), json.writerFor(route.answer()))));
+        List<Prepared> prepared = routes.orderedStream().map(route -> (DirectRoute<Object>) route)
+                .map(route -> new Prepared(route, json.readerFor(route.body()), json.writerFor(route.answer())))
+                .toList();
+        this.routes = prepared.stream().filter(route -> !route.route().path().contains("{"))
+                .collect(Collectors.toUnmodifiableMap(route -> route.route().path(), route -> route));
+        this.patterns = prepared.stream().filter(route -> route.route().path().contains("{")).toList();
+        this.json = json;
         this.validator = validator;
         this.answered = Counter.builder("blackboard.http.requests.direct")
                 .description("Requests of the hot endpoints answered without Spring MVC (the others of those "
@@ -84,7 +95,45 @@ public class DirectRoutes extends OncePerRequestFilter {
 
     @Override
     protected boolean shouldNotFilter(HttpServletRequest request) {
-        return !"POST".equals(request.getMethod()) || !routes.containsKey(request.getRequestURI());
+        return !"POST".equals(request.getMethod()) || route(request.getRequestURI()) == null;
+    }
+
+    private Prepared route(String path) {
+        Prepared route = routes.get(path);
+        if (route == null) {
+            for (Prepared pattern : patterns) {
+                if (matches(pattern.route().path(), path)) {
+                    return pattern;
+                }
+            }
+        }
+        return route;
+    }
+
+    /** Whether the path has the pattern's segments, each variable ({@code {id}}) one non-empty segment. */
+    static boolean matches(String pattern, String path) {
+        int p = 0;
+        int q = 0;
+        while (p < pattern.length() && q < path.length()) {
+            if (pattern.charAt(p) == '{') {
+                int end = path.indexOf('/', q);
+                end = end < 0 ? path.length() : end;
+                if (end == q) {
+                    return false; // an empty segment
+                }
+                p = pattern.indexOf('}', p) + 1;
+                q = end;
+            } else if (pattern.charAt(p++) != path.charAt(q++)) {
+                return false;
+            }
+        }
+        return p == pattern.length() && q == path.length();
+    }
+
+    /** The path's segment at this index ({@code 2}: the id of {@code /workers/{id}/ping}), for a handler. */
+    public static String segment(HttpServletRequest request, int index) {
+        String[] segments = request.getRequestURI().split("/", -1);
+        return index < segments.length ? segments[index] : "";
     }
 
     @Override
@@ -104,7 +153,7 @@ public class DirectRoutes extends OncePerRequestFilter {
             return;
         }
         HttpServletRequest again = new ReadAgain(request, body, null);
-        Prepared prepared = routes.get(request.getRequestURI());
+        Prepared prepared = route(request.getRequestURI());
         Object value;
         try {
             value = prepared.reader().readValue(body);
@@ -124,14 +173,28 @@ public class DirectRoutes extends OncePerRequestFilter {
             chain.doFilter(again, response);
             return;
         }
-        byte[] written = prepared.writer().writeValueAsBytes(answer);
         ServerHttpObservationFilter.findObservationContext(request)
                 .ifPresent(context -> context.setPathPattern(prepared.route().path()));
-        response.setStatus(HttpServletResponse.SC_OK);
+        answered.increment(); // before the answer goes out: a client that reads the counter then sees it
+        if (answer instanceof ResponseEntity<?> entity) {
+            write(response, entity.getStatusCode().value(), entity.getHeaders(), entity.getBody(), json.writer());
+        } else {
+            write(response, HttpServletResponse.SC_OK, HttpHeaders.EMPTY, answer, prepared.writer());
+        }
+    }
+
+    /** As Spring MVC writes a body: JSON, its length declared; no body, no content type. */
+    private static void write(HttpServletResponse response, int status, HttpHeaders headers, Object body,
+            ObjectWriter writer) throws IOException {
+        response.setStatus(status);
+        headers.forEach((name, values) -> values.forEach(value -> response.addHeader(name, value)));
+        if (body == null) {
+            return;
+        }
+        byte[] written = writer.writeValueAsBytes(body);
         response.setContentType("application/json");
         response.setContentLength(written.length);
         response.getOutputStream().write(written);
-        answered.increment();
     }
 
     /** {@code application/json}, in UTF-8 (the default); any other type or charset is Spring MVC's to judge. */

@@ -27,6 +27,16 @@ class DirectRoutesTest {
     }
 
     @Test
+    void aPatternsVariableIsOneNonEmptySegment() {
+        assertThat(DirectRoutes.matches("/workers/{id}/ping", "/workers/01a2011d-6ef8/ping")).isTrue();
+        assertThat(DirectRoutes.matches("/blackboard/job/next", "/blackboard/job/next")).isTrue();
+        for (String path : List.of("/workers//ping", "/workers/a/b/ping", "/workers/a/ping/", "/workers/a/pin",
+                "/workers/a/pings", "/workers/a", "/workers/", "/worker/a/ping", "")) {
+            assertThat(DirectRoutes.matches("/workers/{id}/ping", path)).as(path).isFalse();
+        }
+    }
+
+    @Test
     void onlyJsonInUtf8IsReadDirectly() {
         for (String type : List.of("application/json", "Application/JSON", "application/json; charset=UTF-8",
                 "application/json;charset=utf-8", "application/json; charset=\"utf-8\"")) {
