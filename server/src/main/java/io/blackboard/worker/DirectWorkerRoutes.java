@@ -12,8 +12,16 @@ class DirectWorkerRoutes {
 
     @Bean
     DirectRoute<PingRequest> pingRoute(WorkerController controller) {
-        // an id that is no UUID throws here, and Spring MVC answers the request as before: 400
         return new DirectRoute<>("/workers/{id}/ping", PingRequest.class, PingReply.class,
-                (request, http) -> controller.ping(UUID.fromString(DirectRoutes.segment(http, 2)), request, http));
+                (request, http) -> controller.ping(id(DirectRoutes.segment(http, 2)), request, http));
+    }
+
+    /** An id that is no UUID is left to Spring MVC, which answers it as before: 400. */
+    private static UUID id(String segment) {
+        try {
+            return UUID.fromString(segment.strip());
+        } catch (IllegalArgumentException e) {
+            throw new DirectRoutes.Declined();
+        }
     }
 }

@@ -6,8 +6,10 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.Semaphore;
 import java.util.function.Predicate;
 import org.springframework.lang.Nullable;
@@ -78,9 +80,16 @@ public final class Coalescer<T, R> {
     private final Predicate<Throwable> oneCallsFault;
     private final int maxWeight;
     private final Semaphore slots;
+    private final Executor runners;
     private final ConcurrentLinkedQueue<Call<T, R>> queue = new ConcurrentLinkedQueue<>();
 
     public Coalescer(Batch<T, R> batch, Predicate<Throwable> oneCallsFault, int maxInFlight, int maxWeight) {
+        this(batch, oneCallsFault, maxInFlight, maxWeight, RUNNERS);
+    }
+
+    /** With the threads batches run on (tests: one that starts none). */
+    Coalescer(Batch<T, R> batch, Predicate<Throwable> oneCallsFault, int maxInFlight, int maxWeight,
+            Executor runners) {
         if (maxInFlight < 1 || maxWeight < 1) {
             throw new IllegalArgumentException("maxInFlight and maxWeight must be at least 1");
         }
@@ -88,6 +97,7 @@ public final class Coalescer<T, R> {
         this.oneCallsFault = oneCallsFault;
         this.maxWeight = maxWeight;
         this.slots = new Semaphore(maxInFlight);
+        this.runners = runners;
     }
 
     /** Runs this call, with whatever calls arrive beside it, and answers it alone. */
@@ -97,11 +107,9 @@ public final class Coalescer<T, R> {
         queue.add(call);
         if (slots.tryAcquire()) {
             try {
-                RUNNERS.execute(this::drain);
-            } catch (RuntimeException | Error e) {
-                slots.release(); // no thread for it: this call fails, the next may find one
-                queue.remove(call);
-                throw e;
+                runners.execute(this::drain);
+            } catch (RejectedExecutionException | OutOfMemoryError noThread) {
+                drain(); // no thread could be started: the caller's own runs the batches, as it holds the slot
             }
         }
         try {

@@ -15,6 +15,7 @@ import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
+import java.util.Enumeration;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -26,6 +27,7 @@ import org.springframework.http.ResponseEntity;
 import org.springframework.stereotype.Component;
 import org.springframework.web.filter.OncePerRequestFilter;
 import org.springframework.web.filter.ServerHttpObservationFilter;
+import org.springframework.web.util.UriUtils;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.ObjectReader;
 import tools.jackson.databind.ObjectWriter;
@@ -87,9 +89,13 @@ public class DirectRoutes extends OncePerRequestFilter {
      * exception its direct call threw, so that Spring MVC answers it as it answers any.
      */
     public static void rethrowDirectFailure(HttpServletRequest request) {
-        if (request.getAttribute(FAILURE) instanceof RuntimeException failure) {
-            request.removeAttribute(FAILURE);
-            throw failure;
+        Object failure = request.getAttribute(FAILURE);
+        request.removeAttribute(FAILURE);
+        if (failure instanceof Error error) {
+            throw error;
+        }
+        if (failure instanceof RuntimeException exception) {
+            throw exception;
         }
     }
 
@@ -130,10 +136,24 @@ public class DirectRoutes extends OncePerRequestFilter {
         return p == pattern.length() && q == path.length();
     }
 
-    /** The path's segment at this index ({@code 2}: the id of {@code /workers/{id}/ping}), for a handler. */
+    /**
+     * The path's segment at this index ({@code 2}: the id of {@code /workers/{id}/ping}), for a
+     * handler: percent-decoded, as Spring MVC decodes a path variable.
+     */
     public static String segment(HttpServletRequest request, int index) {
         String[] segments = request.getRequestURI().split("/", -1);
-        return index < segments.length ? segments[index] : "";
+        return index < segments.length ? UriUtils.decode(segments[index], StandardCharsets.UTF_8) : "";
+    }
+
+    /**
+     * Thrown by a handler before it does anything, for a request it leaves to Spring MVC as it
+     * came (a path variable it cannot read, say): no failure is kept for the controller.
+     */
+    public static final class Declined extends RuntimeException {
+
+        public Declined() {
+            super(null, null, false, false);
+        }
     }
 
     @Override
@@ -141,7 +161,7 @@ public class DirectRoutes extends OncePerRequestFilter {
             throws ServletException, IOException {
         long length = request.getContentLengthLong();
         if (length < 0 || length > MAX_DIRECT_BODY || !jsonInUtf8(request.getContentType())
-                || !acceptsJson(request.getHeader("Accept"))) {
+                || !acceptsJson(accept(request))) {
             chain.doFilter(request, response);
             return;
         }
@@ -161,14 +181,27 @@ public class DirectRoutes extends OncePerRequestFilter {
             chain.doFilter(again, response);
             return;
         }
-        if (value == null || !validator.validate(value).isEmpty()) {
+        if (value == null || !valid(value)) {
             chain.doFilter(again, response);
             return;
         }
-        Object answer;
+        int status = HttpServletResponse.SC_OK;
+        HttpHeaders headers = HttpHeaders.EMPTY;
+        byte[] written;
         try {
-            answer = prepared.route().handler().answer(value, request);
-        } catch (RuntimeException e) {
+            Object answer = prepared.route().handler().answer(value, request);
+            if (answer instanceof ResponseEntity<?> entity) {
+                status = entity.getStatusCode().value();
+                headers = entity.getHeaders();
+                written = entity.getBody() == null ? null : json.writer().writeValueAsBytes(entity.getBody());
+            } else {
+                written = prepared.writer().writeValueAsBytes(answer);
+            }
+        } catch (Declined declined) {
+            chain.doFilter(again, response);
+            return;
+        } catch (RuntimeException | Error e) {
+            // the handler's refusal (or an answer that cannot be written): Spring MVC answers it
             request.setAttribute(FAILURE, e);
             chain.doFilter(again, response);
             return;
@@ -176,25 +209,47 @@ public class DirectRoutes extends OncePerRequestFilter {
         ServerHttpObservationFilter.findObservationContext(request)
                 .ifPresent(context -> context.setPathPattern(prepared.route().path()));
         answered.increment(); // before the answer goes out: a client that reads the counter then sees it
-        if (answer instanceof ResponseEntity<?> entity) {
-            write(response, entity.getStatusCode().value(), entity.getHeaders(), entity.getBody(), json.writer());
-        } else {
-            write(response, HttpServletResponse.SC_OK, HttpHeaders.EMPTY, answer, prepared.writer());
+        write(response, status, headers, written);
+    }
+
+    /** Valid as {@code @Valid} finds it; a value the validator cannot judge is left to Spring MVC too. */
+    private boolean valid(Object value) {
+        try {
+            return validator.validate(value).isEmpty();
+        } catch (RuntimeException e) {
+            return false;
         }
     }
 
-    /** As Spring MVC writes a body: JSON, its length declared; no body, no content type. */
-    private static void write(HttpServletResponse response, int status, HttpHeaders headers, Object body,
-            ObjectWriter writer) throws IOException {
+    /** Every Accept header line, as Spring MVC reads them: joined by commas. */
+    private static String accept(HttpServletRequest request) {
+        String first = request.getHeader("Accept");
+        if (first == null) {
+            return null;
+        }
+        Enumeration<String> lines = request.getHeaders("Accept");
+        lines.nextElement();
+        if (!lines.hasMoreElements()) {
+            return first;
+        }
+        StringBuilder all = new StringBuilder(first);
+        while (lines.hasMoreElements()) {
+            all.append(',').append(lines.nextElement());
+        }
+        return all.toString();
+    }
+
+    /** As Spring MVC writes an answer: JSON, its length declared; no body, no content type. */
+    private static void write(HttpServletResponse response, int status, HttpHeaders headers, byte[] body)
+            throws IOException {
         response.setStatus(status);
         headers.forEach((name, values) -> values.forEach(value -> response.addHeader(name, value)));
         if (body == null) {
             return;
         }
-        byte[] written = writer.writeValueAsBytes(body);
         response.setContentType("application/json");
-        response.setContentLength(written.length);
-        response.getOutputStream().write(written);
+        response.setContentLength(body.length);
+        response.getOutputStream().write(body);
     }
 
     /** {@code application/json}, in UTF-8 (the default); any other type or charset is Spring MVC's to judge. */

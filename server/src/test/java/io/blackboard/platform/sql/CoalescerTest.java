@@ -98,6 +98,26 @@ class CoalescerTest {
         assertThat(ranOn).isNotEmpty().noneMatch(Thread::isVirtual).allMatch(Thread::isDaemon);
     }
 
+    /** No thread can be started (the machine's limit reached): the caller's own runs the batch, and is answered. */
+    @Test
+    void withoutAThreadForItABatchRunsOnTheCallersOwn() throws Exception {
+        Coalescer<Integer, String> coalescer = new Coalescer<>(this::answer, ONE_CALLS_FAULT, 1, 100, task -> {
+            throw new java.util.concurrent.RejectedExecutionException("no thread");
+        });
+        try (ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor()) {
+            List<Future<String>> answers = new ArrayList<>();
+            for (int i = 1; i <= 20; i++) {
+                int call = i;
+                answers.add(threads.submit(() -> coalescer.run(call, 1)));
+            }
+            for (int i = 1; i <= 20; i++) {
+                assertThat(answers.get(i - 1).get(10, TimeUnit.SECONDS)).isEqualTo("answer " + i);
+            }
+        }
+        assertThat(coalescer.queued()).isZero();
+        assertThat(mostAtOnce.get()).isEqualTo(1);
+    }
+
     @Test
     void callsArrivingWhileABatchRunsGoTogetherInTheNextAndEachGetsItsOwnAnswer() throws Exception {
         Coalescer<Integer, String> coalescer = held(100);
