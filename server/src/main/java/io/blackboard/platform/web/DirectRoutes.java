@@ -35,8 +35,7 @@ import tools.jackson.databind.json.JsonMapper;
 
 /**
  * Answers the hottest endpoints ({@link DirectRoute}s: a busy worker's push + next, a push, a
- * heartbeat, a create) without
- * Spring MVC: after the security chain, the body is read, validated and handed to the controller
+ * heartbeat, a create) without Spring MVC: after the security chain, the body is read, validated and handed to the controller
  * method, and its answer written, without the dispatcher's handler look-up, argument resolution,
  * content negotiation and message converters, which took more of the server's CPU per round trip
  * than the controller and its transaction (BENCHMARKS.md). The filters around it (the client's
@@ -45,8 +44,8 @@ import tools.jackson.databind.json.JsonMapper;
  * <p>
  * It answers only the plain case: a POST with a declared body of at most 64 KiB of UTF-8 JSON
  * that reads and validates, from a client that accepts {@code application/json}, whose handler
- * answers (its status 200, or a {@code ResponseEntity}'s status, headers and body). Everything else goes on to Spring MVC unchanged, the body read again from what was
- * read here, so every refusal keeps its one form: an unreadable or invalid body, another media
+ * answers (its status 200, or a {@code ResponseEntity}'s status, headers and body). Everything
+ * else goes on to Spring MVC unchanged, the body read again from what was read here, so every refusal keeps its one form: an unreadable or invalid body, another media
  * type, and the handler's own exceptions (the controller method rethrows those first thing:
  * {@link #rethrowDirectFailure}, so nothing runs twice).
  */
@@ -64,7 +63,8 @@ public class DirectRoutes extends OncePerRequestFilter {
     /** The routes by path; those with variables ({@code /workers/{id}/ping}) by pattern, matched in turn. */
     private final Map<String, Prepared> routes;
     private final List<Prepared> patterns;
-    private final JsonMapper json;
+    /** For a {@code ResponseEntity}'s body, by its own type. */
+    private final ObjectWriter anyType;
     private final Validator validator;
     private final Counter answered;
 
@@ -76,7 +76,7 @@ public class DirectRoutes extends OncePerRequestFilter {
         this.routes = prepared.stream().filter(route -> !route.route().path().contains("{"))
                 .collect(Collectors.toUnmodifiableMap(route -> route.route().path(), route -> route));
         this.patterns = prepared.stream().filter(route -> route.route().path().contains("{")).toList();
-        this.json = json;
+        this.anyType = json.writer();
         this.validator = validator;
         this.answered = Counter.builder("blackboard.http.requests.direct")
                 .description("Requests of the hot endpoints answered without Spring MVC (the others of those "
@@ -97,11 +97,6 @@ public class DirectRoutes extends OncePerRequestFilter {
         if (failure instanceof RuntimeException exception) {
             throw exception;
         }
-    }
-
-    @Override
-    protected boolean shouldNotFilter(HttpServletRequest request) {
-        return !"POST".equals(request.getMethod()) || route(request.getRequestURI()) == null;
     }
 
     private Prepared route(String path) {
@@ -159,8 +154,9 @@ public class DirectRoutes extends OncePerRequestFilter {
     @Override
     protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
             throws ServletException, IOException {
+        Prepared prepared = "POST".equals(request.getMethod()) ? route(request.getRequestURI()) : null;
         long length = request.getContentLengthLong();
-        if (length < 0 || length > MAX_DIRECT_BODY || !jsonInUtf8(request.getContentType())
+        if (prepared == null || length < 0 || length > MAX_DIRECT_BODY || !jsonInUtf8(request.getContentType())
                 || !acceptsJson(accept(request))) {
             chain.doFilter(request, response);
             return;
@@ -173,7 +169,6 @@ public class DirectRoutes extends OncePerRequestFilter {
             return;
         }
         HttpServletRequest again = new ReadAgain(request, body, null);
-        Prepared prepared = route(request.getRequestURI());
         Object value;
         try {
             value = prepared.reader().readValue(body);
@@ -193,7 +188,7 @@ public class DirectRoutes extends OncePerRequestFilter {
             if (answer instanceof ResponseEntity<?> entity) {
                 status = entity.getStatusCode().value();
                 headers = entity.getHeaders();
-                written = entity.getBody() == null ? null : json.writer().writeValueAsBytes(entity.getBody());
+                written = entity.getBody() == null ? null : anyType.writeValueAsBytes(entity.getBody());
             } else {
                 written = prepared.writer().writeValueAsBytes(answer);
             }

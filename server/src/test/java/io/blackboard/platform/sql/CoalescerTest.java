@@ -85,16 +85,7 @@ class CoalescerTest {
             ranOn.add(Thread.currentThread());
             return answer(calls);
         }, ONE_CALLS_FAULT, 2, 100);
-        try (ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor()) {
-            List<Future<String>> answers = new ArrayList<>();
-            for (int i = 1; i <= 50; i++) {
-                int call = i;
-                answers.add(threads.submit(() -> coalescer.run(call, 1)));
-            }
-            for (int i = 1; i <= 50; i++) {
-                assertThat(answers.get(i - 1).get(10, TimeUnit.SECONDS)).isEqualTo("answer " + i);
-            }
-        }
+        eachAnsweredItsOwn(coalescer, 50);
         assertThat(ranOn).isNotEmpty().noneMatch(Thread::isVirtual).allMatch(Thread::isDaemon);
     }
 
@@ -104,16 +95,7 @@ class CoalescerTest {
         Coalescer<Integer, String> coalescer = new Coalescer<>(this::answer, ONE_CALLS_FAULT, 1, 100, task -> {
             throw new java.util.concurrent.RejectedExecutionException("no thread");
         });
-        try (ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor()) {
-            List<Future<String>> answers = new ArrayList<>();
-            for (int i = 1; i <= 20; i++) {
-                int call = i;
-                answers.add(threads.submit(() -> coalescer.run(call, 1)));
-            }
-            for (int i = 1; i <= 20; i++) {
-                assertThat(answers.get(i - 1).get(10, TimeUnit.SECONDS)).isEqualTo("answer " + i);
-            }
-        }
+        eachAnsweredItsOwn(coalescer, 20);
         assertThat(coalescer.queued()).isZero();
         assertThat(mostAtOnce.get()).isEqualTo(1);
     }
@@ -295,6 +277,20 @@ class CoalescerTest {
         assertThat(mostAtOnce.get()).isLessThanOrEqualTo(2);
         assertThat(batches.stream().mapToInt(List::size).sum()).isEqualTo(threadsCount * callsEach);
         assertThat(batches.size()).as("calls went together").isLessThan(threadsCount * callsEach / 4);
+    }
+
+    /** Calls 1 to n from virtual threads at once: each is answered with its own answer. */
+    private static void eachAnsweredItsOwn(Coalescer<Integer, String> coalescer, int calls) throws Exception {
+        try (ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor()) {
+            List<Future<String>> answers = new ArrayList<>();
+            for (int i = 1; i <= calls; i++) {
+                int call = i;
+                answers.add(threads.submit(() -> coalescer.run(call, 1)));
+            }
+            for (int i = 1; i <= calls; i++) {
+                assertThat(answers.get(i - 1).get(10, TimeUnit.SECONDS)).isEqualTo("answer " + i);
+            }
+        }
     }
 
     private static void awaitQueued(Coalescer<?, ?> coalescer, int calls) throws InterruptedException {
