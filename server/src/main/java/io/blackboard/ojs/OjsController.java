@@ -1,6 +1,7 @@
 package io.blackboard.ojs;
 
 import io.blackboard.platform.web.Caller;
+import io.blackboard.platform.web.IgnoresAccept;
 import io.blackboard.platform.web.ServerVersion;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.Parameter;
@@ -37,6 +38,7 @@ import tools.jackson.databind.node.ObjectNode;
  * {@code application/openjobspec+json}; errors are OJS's envelope ({@link OjsErrors}).
  */
 @RestController
+@IgnoresAccept // the spec's media type, whatever the Accept
 @Tag(name = OjsApiDocs.TAG, description = "The Open Job Spec HTTP binding, levels 0 and 1 (docs/ojs.md): OJS's "
         + "bodies and its error envelope, not RFC 9457 problems")
 class OjsController {
