@@ -28,6 +28,7 @@ final class JobNotificationListener {
     private final ResultWaiters readers;
     private final JsonMapper json;
     private final String origin;
+    private final String ownPrefix;
     private volatile boolean running = true;
     private volatile int listenerBackendPid;
 
@@ -38,6 +39,7 @@ final class JobNotificationListener {
         this.readers = readers;
         this.json = json;
         this.origin = origin;
+        this.ownPrefix = JobNotifications.messagePrefix(origin);
     }
 
     /** The backend pid of the LISTEN connection (0 while disconnected). */
@@ -94,6 +96,9 @@ final class JobNotificationListener {
     }
 
     private void deliver(String payload) {
+        if (payload.startsWith(ownPrefix)) {
+            return; // this replica's own, as JobNotifications writes it: woken here already, no need to read it
+        }
         try {
             JobNotifications.Message message = json.readValue(payload, MESSAGE);
             if (!origin.equals(message.origin())) {

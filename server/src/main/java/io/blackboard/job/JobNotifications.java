@@ -46,6 +46,16 @@ class JobNotifications implements SmartLifecycle {
     record Message(String origin, List<JobSignals.Signal> signals) {
     }
 
+    /** How every message of the replica {@code origin} begins as written: its listener skips them unread. */
+    static String messagePrefix(String origin) {
+        return "{\"origin\":\"" + origin + "\"";
+    }
+
+    /** This replica's id in its messages. */
+    String origin() {
+        return origin;
+    }
+
     private final JdbcConnectionDetails database;
     private final JsonMapper json;
     private final String origin = UUID.randomUUID().toString();

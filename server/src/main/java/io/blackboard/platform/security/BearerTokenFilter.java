@@ -6,11 +6,14 @@ import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
 import org.springframework.security.authentication.BadCredentialsException;
 import org.springframework.security.authentication.UsernamePasswordAuthenticationToken;
+import org.springframework.security.core.GrantedAuthority;
 import org.springframework.security.core.authority.SimpleGrantedAuthority;
 import org.springframework.security.core.context.SecurityContextHolder;
 import org.springframework.security.web.AuthenticationEntryPoint;
@@ -27,6 +30,11 @@ class BearerTokenFilter extends OncePerRequestFilter {
     }
 
     static final String BOUND_WORKER = "ROLE_BOUND_WORKER";
+    private static final List<GrantedAuthority> BOUND_WORKER_AUTHORITIES =
+            List.of(new SimpleGrantedAuthority(BOUND_WORKER));
+
+    /** The authorities of each set of roles a token has had: made once, not per request. */
+    private final Map<Set<RoleTokens.Role>, List<GrantedAuthority>> authorities = new ConcurrentHashMap<>();
 
     private final RoleTokens roleTokens;
     private final WorkerTokenVerifier workerTokens;
@@ -60,16 +68,21 @@ class BearerTokenFilter extends OncePerRequestFilter {
         chain.doFilter(request, response);
     }
 
+    private static List<GrantedAuthority> authoritiesOf(Set<RoleTokens.Role> roles) {
+        return roles.stream().<GrantedAuthority>map(role -> new SimpleGrantedAuthority("ROLE_" + role.name()))
+                .toList();
+    }
+
     private Optional<UsernamePasswordAuthenticationToken> authenticate(String token) {
         if (token.startsWith(Tokens.WORKER_PREFIX)) {
             return workerTokens.verify(token).map(id -> UsernamePasswordAuthenticationToken.authenticated(
-                    new WorkerPrincipal(id), null, List.of(new SimpleGrantedAuthority(BOUND_WORKER))));
+                    new WorkerPrincipal(id), null, BOUND_WORKER_AUTHORITIES));
         }
         Set<RoleTokens.Role> roles = roleTokens.rolesOf(token);
         if (roles.isEmpty()) {
             return Optional.empty();
         }
         return Optional.of(UsernamePasswordAuthenticationToken.authenticated("role-token", null,
-                roles.stream().map(role -> new SimpleGrantedAuthority("ROLE_" + role.name())).toList()));
+                authorities.computeIfAbsent(roles, BearerTokenFilter::authoritiesOf)));
     }
 }
