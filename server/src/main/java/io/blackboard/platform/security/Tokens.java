@@ -29,11 +29,13 @@ public final class Tokens {
      * request cost more than the hash itself, about 2% of the server's CPU per create (BENCHMARKS.md).
      */
     public static byte[] sha256(String token) {
+        MessageDigest digest;
         try {
-            return ((MessageDigest) SHA256.clone()).digest(token.getBytes(StandardCharsets.UTF_8));
+            digest = (MessageDigest) SHA256.clone();
         } catch (CloneNotSupportedException e) {
-            throw new IllegalStateException("the JDK's SHA-256 can be cloned", e);
+            digest = sha256Digest(); // a provider whose digests cannot be copied (some FIPS set-ups)
         }
+        return digest.digest(token.getBytes(StandardCharsets.UTF_8));
     }
 
     private static MessageDigest sha256Digest() {
