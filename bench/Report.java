@@ -121,7 +121,8 @@ final class Report {
         double drift = drift();
         row("throughput drift, steady mixed load after a warm-up" + (driftRates == null ? ""
                 : ", " + driftSeries() + "; trend of the windows (least squares) over the phase, as a share of the"
-                + " mean; last window against the first: %+.1f%%".formatted(100 * endpointDrift())),
+                + " mean (its standard error, from the windows' scatter about the line: %.1f%%); last window against"
+                + " the first: %+.1f%%".formatted(100 * driftError(), 100 * endpointDrift())),
                 Double.isNaN(drift) ? "not run" : "%+.1f%%".formatted(100 * drift), "", "", "< 10%",
                 verdict(Math.abs(drift) < 0.10, drift));
         row("start-up, launch to readiness UP, idle: java -jar (the first start, which also migrates the new database)", ms(startupPlainMs), "", "", "", "");
@@ -230,6 +231,35 @@ final class Report {
             sxx += (i - meanX) * (i - meanX);
         }
         return meanY == 0 ? Double.NaN : sxy / sxx * n / meanY;
+    }
+
+    /**
+     * The standard error of {@link #drift()}: how far the trend of windows this scattered could be
+     * from the true one. With ten windows it is about the windows' own scatter (1.1 times their
+     * standard deviation about the line), so a machine whose windows spread by 10% cannot show a
+     * 10% trend from none: the figure says which runs can.
+     */
+    double driftError() {
+        if (driftRates == null || driftRates.length < 3) {
+            return Double.NaN;
+        }
+        int n = driftRates.length;
+        double meanX = (n - 1) / 2.0;
+        double meanY = 0;
+        for (double r : driftRates) {
+            meanY += r / n;
+        }
+        double sxx = 0;
+        for (int i = 0; i < n; i++) {
+            sxx += (i - meanX) * (i - meanX);
+        }
+        double slope = drift() * meanY / n;
+        double residuals = 0;
+        for (int i = 0; i < n; i++) {
+            double off = driftRates[i] - (meanY + slope * (i - meanX));
+            residuals += off * off;
+        }
+        return meanY == 0 ? Double.NaN : Math.sqrt(residuals / (n - 2) / sxx) * n / meanY;
     }
 
     /** The last window against the first, shown beside the trend. */
