@@ -119,10 +119,11 @@ public class Bench {
         bench.report.startupPlainMs = Double.parseDouble(opt.getOrDefault("startup-plain-ms", "NaN"));
         bench.report.startupAotMs = Double.parseDouble(opt.getOrDefault("startup-aot-ms", "NaN"));
         bench.replicaScript = opt.get("replica-script");
+        Duration budget = budget(mode);
         Thread watchdog = Thread.ofPlatform().daemon().start(() -> {
             try {
-                Thread.sleep(TimeUnit.MINUTES.toMillis(mode == FULL ? 45 : 12));
-                System.err.println("bench: over its time budget, giving up");
+                Thread.sleep(budget.toMillis());
+                System.err.println("bench: over its time budget (" + budget + "), giving up");
                 System.exit(3);
             } catch (InterruptedException e) {
                 // finished in time
@@ -1485,6 +1486,21 @@ public class Bench {
             throw new IllegalArgumentException("unknown settings " + wanted.keySet());
         }
         return Mode.class.getDeclaredConstructor(types).newInstance(values);
+    }
+
+    /**
+     * How long a run may take before the driver gives up on it as hung: 45 minutes in full mode, 12
+     * in quick, and twice the seconds that {@code --set} adds to the mode's phases.
+     */
+    static Duration budget(Mode mode) throws ReflectiveOperationException {
+        Mode base = "full".equals(mode.name()) ? FULL : QUICK;
+        long added = 0;
+        for (var component : Mode.class.getRecordComponents()) {
+            if (component.getName().endsWith("Sec")) {
+                added += (int) component.getAccessor().invoke(mode) - (int) component.getAccessor().invoke(base);
+            }
+        }
+        return Duration.ofMinutes(base == FULL ? 45 : 12).plusSeconds(Math.max(0, 2 * added));
     }
 
     static Map<String, String> options(String[] args) {
