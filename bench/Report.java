@@ -120,9 +120,9 @@ final class Report {
                 + " of no backlog", "<= 1.2x", verdict(backlog / plain <= 1.2, backlog, plain));
         double drift = drift();
         row("throughput drift, steady mixed load after a warm-up" + (driftRates == null ? ""
-                : ", " + driftSeries() + "; trend of the windows (least squares) over the phase, as a share of the"
-                + " mean (its standard error, from the windows' scatter about the line: %.1f%%); last window against"
-                + " the first: %+.1f%%".formatted(100 * driftError(), 100 * endpointDrift())),
+                : ", " + driftSeries() + ("; trend of the windows (least squares) over the phase, as a share of"
+                + " the mean (its standard error, from the windows' scatter about the line: %.1f%%); last window"
+                + " against the first: %+.1f%%").formatted(100 * driftError(), 100 * endpointDrift())),
                 Double.isNaN(drift) ? "not run" : "%+.1f%%".formatted(100 * drift), "", "", "< 10%",
                 verdict(Math.abs(drift) < 0.10, drift));
         row("start-up, launch to readiness UP, idle: java -jar (the first start, which also migrates the new database)", ms(startupPlainMs), "", "", "", "");
