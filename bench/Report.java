@@ -215,8 +215,37 @@ final class Report {
      * run moves it by a tenth of what it moves the endpoints.
      */
     double drift() {
-        if (driftRates == null || driftRates.length < 2) {
+        Line line = line();
+        return line == null || line.meanY() == 0 ? Double.NaN : line.slope() * driftRates.length / line.meanY();
+    }
+
+    /**
+     * The standard error of {@link #drift()}: how far the trend of windows this scattered could be
+     * from the true one. With ten windows it is about the windows' own scatter (1.1 times their
+     * standard deviation about the line), so a machine whose windows spread by 10% cannot show a
+     * 10% trend from none: the figure says which runs can.
+     */
+    double driftError() {
+        Line line = line();
+        if (line == null || driftRates.length < 3 || line.meanY() == 0) {
             return Double.NaN;
+        }
+        int n = driftRates.length;
+        double residuals = 0;
+        for (int i = 0; i < n; i++) {
+            double off = driftRates[i] - (line.meanY() + line.slope() * (i - line.meanX()));
+            residuals += off * off;
+        }
+        return Math.sqrt(residuals / (n - 2) / line.sxx()) * n / line.meanY();
+    }
+
+    /** The windows' least-squares line: window i's rate is about meanY + slope * (i - meanX). */
+    private record Line(double meanX, double meanY, double sxx, double slope) {
+    }
+
+    private Line line() {
+        if (driftRates == null || driftRates.length < 2) {
+            return null;
         }
         int n = driftRates.length;
         double meanX = (n - 1) / 2.0;
@@ -230,36 +259,7 @@ final class Report {
             sxy += (i - meanX) * (driftRates[i] - meanY);
             sxx += (i - meanX) * (i - meanX);
         }
-        return meanY == 0 ? Double.NaN : sxy / sxx * n / meanY;
-    }
-
-    /**
-     * The standard error of {@link #drift()}: how far the trend of windows this scattered could be
-     * from the true one. With ten windows it is about the windows' own scatter (1.1 times their
-     * standard deviation about the line), so a machine whose windows spread by 10% cannot show a
-     * 10% trend from none: the figure says which runs can.
-     */
-    double driftError() {
-        if (driftRates == null || driftRates.length < 3) {
-            return Double.NaN;
-        }
-        int n = driftRates.length;
-        double meanX = (n - 1) / 2.0;
-        double meanY = 0;
-        for (double r : driftRates) {
-            meanY += r / n;
-        }
-        double sxx = 0;
-        for (int i = 0; i < n; i++) {
-            sxx += (i - meanX) * (i - meanX);
-        }
-        double slope = drift() * meanY / n;
-        double residuals = 0;
-        for (int i = 0; i < n; i++) {
-            double off = driftRates[i] - (meanY + slope * (i - meanX));
-            residuals += off * off;
-        }
-        return meanY == 0 ? Double.NaN : Math.sqrt(residuals / (n - 2) / sxx) * n / meanY;
+        return new Line(meanX, meanY, sxx, sxy / sxx);
     }
 
     /** The last window against the first, shown beside the trend. */

@@ -33,8 +33,9 @@ import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandl
  * wrote its job, a push landed. Here the {@code Accept} lines are resolved by Spring MVC's own
  * content negotiation (an unreadable one, or one of more types than it sorts, is 406 too) and
  * compared with the media types the handler's answer can be written in, also as Spring MVC finds
- * them. The 406 comes before any other refusal of the handler's (a 404, 409, 429, 503). Only Blackboard's own handlers with a body to answer;
- * {@link IgnoresAccept} ones answer in their own type whatever the caller accepts.
+ * them. The 406 comes before any other refusal of the handler's (a 404, 409, 429, 503). Only
+ * Blackboard's own handlers with a body to answer; {@link IgnoresAccept} ones answer in their own
+ * type whatever the caller accepts.
  */
 @Component
 class AcceptFirst implements HandlerInterceptor, WebMvcConfigurer {
