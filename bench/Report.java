@@ -18,6 +18,8 @@ final class Report {
     String loadBefore = "?";
     String loadAfter = "?";
     String vacuumNote;
+    /** How the warm-up went (Bench.warmup); null when it did not run. */
+    String warmupNote;
     long vacuumRuns;
     final List<String> failures = new ArrayList<>();
     Bench.Throughput e2e1;
@@ -141,6 +143,9 @@ final class Report {
                 .append(" (other work on the machine competes for the same cores)\n");
         if (vacuumNote != null) {
             out.append("Vacuum: ").append(vacuumNote).append("; it ran ").append(vacuumRuns).append(" times\n");
+        }
+        if (warmupNote != null) {
+            out.append("Warm-up: ").append(warmupNote).append('\n');
         }
         out.append('\n');
         out.append("| figure | Blackboard | raw SQL (pgbench, same run) | ratio | target | verdict |\n");
