@@ -1,5 +1,6 @@
 package io.blackboard.job;
 
+import io.blackboard.platform.sql.Coalescer;
 import io.blackboard.platform.web.Caller;
 import io.blackboard.worker.Directive;
 import io.blackboard.worker.WorkerDirectory;
@@ -7,7 +8,9 @@ import io.blackboard.worker.WorkerNotFound;
 import io.blackboard.worker.WorkerState;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
+import java.util.Comparator;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -15,6 +18,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.IntStream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.lang.Nullable;
@@ -40,6 +44,7 @@ class ClaimService {
     private final JobMetrics metrics;
     private final ClaimHints hints;
     private final JobLeases leases;
+    private final Coalescer<Ask, Attempt> together;
 
     ClaimService(ClaimStore store, JobProperties properties, TransactionTemplate tx, JsonMapper json,
             WorkerDirectory workers, PollWaiters waiters, JobMetrics metrics, ClaimHints hints, JobLeases leases) {
@@ -52,6 +57,8 @@ class ClaimService {
         this.properties = properties;
         this.tx = tx;
         this.json = json;
+        this.together = new Coalescer<>(this::attemptTogether, NextService::oneCallsFault,
+                NextService.BATCHES_IN_FLIGHT, NextService.MAX_BATCH);
     }
 
     /**
@@ -68,7 +75,7 @@ class ClaimService {
         if (caller.gone()) {
             return List.of();
         }
-        Attempt first = tx.execute(status -> claimOnce(request, caller, deadline));
+        Attempt first = attempt(request, caller, deadline);
         if (!first.claimed().isEmpty() || request.waitMsOrDefault() == 0) {
             return deliver(request.workerId(), first.claimed(), caller);
         }
@@ -89,8 +96,7 @@ class ClaimService {
                     return List.of();
                 }
                 // the first pass closes the window between the empty claim and parking
-                List<JobView> claimed = tx.execute(status -> claimOnce(request, caller, deadline))
-                        .claimed();
+                List<JobView> claimed = attempt(request, caller, deadline).claimed();
                 long left = until - System.nanoTime();
                 if (!claimed.isEmpty() || left <= 0) {
                     return deliver(request.workerId(), claimed, caller);
@@ -182,19 +188,38 @@ class ClaimService {
     record Prepared(PollRequest request, ClaimStore.PollingWorker worker, Set<UUID> blocks, long deadline) {
     }
 
-    private Attempt claimOnce(PollRequest request, Caller caller, long deadline) {
-        return claimPreparedOnce(prepare(request, caller, deadline));
+    /**
+     * One claim at once (no waiting) for this poll, in a transaction it shares with the polls of
+     * other workers that arrive meanwhile ({@link Coalescer}), as push + next round trips share
+     * theirs ({@link NextService}): each worker's row locked in the order of the workers' ids, then
+     * the claims, those of workers asking for the same blocks with the same labels in one
+     * statement, and one commit. A poll's fault (an unknown worker, a block it does not serve, its
+     * deadline passed) undoes the shared transaction, and each poll runs again alone.
+     */
+    private Attempt attempt(PollRequest request, Caller caller, long deadline) {
+        return together.run(new Ask(request, caller, deadline), 1);
     }
 
-    /**
-     * The first half of a claim at once (no waiting) in the transaction in progress: locks the
-     * worker's row and checks the request ({@link NextService} then lands the worker's pushes, so
-     * their freed slots count and one commit covers both). Refused when {@code deadline} passed
-     * before the work began. {@link #claimPrepared} claims; the claims are then not yet
-     * {@link #deliver delivered}.
-     */
-    Prepared prepare(PollRequest request, Caller caller, long deadline) {
-        return checked(new Ask(request, caller, deadline), store.lockForPoll(request.workerId()));
+    /** Polls queued behind the shared claim transactions running (for tests). */
+    int queued() {
+        return together.queued();
+    }
+
+    /** The polls of a batch, one transaction: their workers' rows locked in the order of their ids, then the claims. */
+    private List<Attempt> attemptTogether(List<Ask> asks) {
+        int[] byWorker = IntStream.range(0, asks.size()).boxed()
+                .sorted(Comparator.comparing(i -> asks.get(i).request().workerId()))
+                .mapToInt(Integer::intValue).toArray();
+        Attempt[] attempts = new Attempt[asks.size()];
+        tx.executeWithoutResult(status -> {
+            List<Prepared> prepared = prepare(Arrays.stream(byWorker).mapToObj(asks::get).toList());
+            List<List<JobView>> claimed = claimPrepared(prepared);
+            for (int k = 0; k < byWorker.length; k++) {
+                Prepared one = prepared.get(k);
+                attempts[byWorker[k]] = new Attempt(claimed.get(k), one.blocks(), one.worker().labels(), eligible(one));
+            }
+        });
+        return Arrays.asList(attempts);
     }
 
     /** A request to {@link #prepare}, with its caller and the deadline its work must begin by. */
@@ -202,9 +227,12 @@ class ClaimService {
     }
 
     /**
-     * {@link #prepare} for several requests at once, in this order: the workers' rows locked by
-     * statements sent in one round trip, then each request checked. One refused refuses them all
-     * (the transaction is then rolled back).
+     * The first half of claims at once (no waiting) in the transaction in progress, for these
+     * requests in this order: the workers' rows locked by statements sent in one round trip, then
+     * each request checked ({@link NextService} then lands the workers' pushes, so their freed
+     * slots count and one commit covers both). Refused when a request's deadline passed before
+     * the work began; one refused refuses them all (the transaction is then rolled back).
+     * {@link #claimPrepared} claims; the claims are then not yet {@link #deliver delivered}.
      */
     List<Prepared> prepare(List<Ask> asks) {
         List<Optional<ClaimStore.PollingWorker>> locked = store.lockForPoll(
@@ -232,13 +260,6 @@ class ClaimService {
             blocks = new LinkedHashSet<>(request.functionBlockIds());
         }
         return new Prepared(request, worker, blocks, ask.deadline());
-    }
-
-    private Attempt claimPreparedOnce(Prepared prepared) {
-        boolean eligible = eligible(prepared);
-        List<JobView> claimed = eligible && Caller.before(prepared.deadline())
-                ? claimTogether(List.of(prepared)) : List.of();
-        return new Attempt(claimed, prepared.blocks(), prepared.worker().labels(), eligible);
     }
 
     /** Whether the worker may claim now for this request: running, its blocks named, asking for some. */

@@ -43,7 +43,7 @@ class NextService {
      */
     static final int BATCHES_IN_FLIGHT = 2;
     /** Round trips one shared transaction takes before those queued behind it go in the next. */
-    private static final int MAX_BATCH = 32;
+    static final int MAX_BATCH = 32;
 
     /** One worker's round trip, as it waits for a shared transaction. */
     private record Call(NextRequest request, Caller caller, long deadline) {
@@ -130,7 +130,7 @@ class NextService {
      * a constraint one of its rows breaks, a deadlock or lock timeout its rows were part of.
      * Anything else (the database unreachable) is every part's.
      */
-    private static boolean oneCallsFault(Throwable failed) {
+    static boolean oneCallsFault(Throwable failed) {
         return failed instanceof ApiException || failed instanceof DataIntegrityViolationException
                 || failed instanceof ConcurrencyFailureException;
     }

@@ -4,13 +4,22 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.blackboard.Api;
 import io.blackboard.IntegrationTest;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
+import java.util.function.IntSupplier;
+import java.util.function.Supplier;
+import javax.sql.DataSource;
 import tools.jackson.databind.JsonNode;
 
 /** Fixtures for the blackboard tests: a worker serving a function block, jobs, polls and pushes. */
@@ -116,6 +125,50 @@ abstract class BlackboardTest extends IntegrationTest {
         while (!condition.getAsBoolean()) {
             assertThat(System.nanoTime()).as("condition within 15 s").isLessThan(deadline);
             Thread.sleep(10);
+        }
+    }
+
+    /**
+     * Runs {@code calls} while every slot of a coalescer's shared transactions is held: the holder
+     * worker's row is locked here, and {@code hold} (a request of the holder's) is sent once per
+     * slot, one at a time (two sent together may share one transaction), each then waiting on the
+     * row; the calls are sent and queue behind them ({@code queued} counts them); after
+     * {@code more}, the row is released. Answers in the order of the calls.
+     */
+    protected List<Api.Response> whileHeld(DataSource dataSource, UUID holder, Supplier<Api.Response> hold,
+            IntSupplier queued, List<Supplier<Api.Response>> calls, Duration more) throws Exception {
+        List<Future<Api.Response>> holders = new ArrayList<>();
+        List<Future<Api.Response>> answers = new ArrayList<>();
+        try (ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor();
+                Connection lock = dataSource.getConnection()) {
+            lock.setAutoCommit(false);
+            try (PreparedStatement statement = lock.prepareStatement("select 1 from worker where id = ? for update")) {
+                statement.setObject(1, holder);
+                statement.execute();
+            }
+            try {
+                for (int i = 1; i <= NextService.BATCHES_IN_FLIGHT; i++) {
+                    holders.add(threads.submit(hold::get));
+                    int waiting = i;
+                    await(() -> waitingOnLocks("with polled as") == waiting);
+                }
+                for (Supplier<Api.Response> call : calls) {
+                    answers.add(threads.submit(call::get));
+                }
+                await(() -> queued.getAsInt() == calls.size());
+                Thread.sleep(more.toMillis());
+            } finally {
+                lock.rollback();
+                lock.setAutoCommit(true);
+            }
+            for (Future<Api.Response> answer : holders) {
+                assertThat(answer.get(30, TimeUnit.SECONDS).status()).isEqualTo(200);
+            }
+            List<Api.Response> done = new ArrayList<>();
+            for (Future<Api.Response> answer : answers) {
+                done.add(answer.get(30, TimeUnit.SECONDS));
+            }
+            return done;
         }
     }
 }

@@ -4,8 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.blackboard.Api;
 import io.blackboard.platform.web.Caller;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -259,46 +257,11 @@ class NextTogetherTest extends BlackboardTest {
     }
 
     /**
-     * The holder's round trips take every shared transaction's slot and wait on its row, locked
-     * here; the calls queue behind them; after {@code more}, the row is released. Answers in the
-     * order of the calls.
+     * The holder's requests take every shared transaction's slot and wait on its row; the calls
+     * queue behind them; after {@code more}, the row is released. Answers in the order of the calls.
      */
     private List<Api.Response> whileHeld(List<Supplier<Api.Response>> calls, Duration more) throws Exception {
-        List<Future<Api.Response>> holders = new ArrayList<>();
-        List<Future<Api.Response>> answers = new ArrayList<>();
-        try (ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor();
-                Connection lock = dataSource.getConnection()) {
-            lock.setAutoCommit(false);
-            try (PreparedStatement statement = lock.prepareStatement("select 1 from worker where id = ? for update")) {
-                statement.setObject(1, holder);
-                statement.execute();
-            }
-            try {
-                // one at a time: two holders arriving together may share one transaction (the
-                // first's thread can take the second from the queue), leaving a slot free
-                for (int i = 1; i <= NextService.BATCHES_IN_FLIGHT; i++) {
-                    holders.add(threads.submit(() -> api.post("/blackboard/job/next",
-                            Map.of("workerId", holder, "limit", 0))));
-                    int waiting = i;
-                    await(() -> waitingOnLocks("with polled as") == waiting);
-                }
-                for (Supplier<Api.Response> call : calls) {
-                    answers.add(threads.submit(call::get));
-                }
-                await(() -> next.queued() == calls.size());
-                Thread.sleep(more.toMillis());
-            } finally {
-                lock.rollback();
-                lock.setAutoCommit(true);
-            }
-            for (Future<Api.Response> answer : holders) {
-                assertThat(answer.get(30, TimeUnit.SECONDS).status()).isEqualTo(200);
-            }
-            List<Api.Response> done = new ArrayList<>();
-            for (Future<Api.Response> answer : answers) {
-                done.add(answer.get(30, TimeUnit.SECONDS));
-            }
-            return done;
-        }
+        return whileHeld(dataSource, holder,
+                () -> api.post("/blackboard/job/next", Map.of("workerId", holder, "limit", 0)), next::queued, calls, more);
     }
 }
