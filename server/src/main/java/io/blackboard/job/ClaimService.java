@@ -193,10 +193,16 @@ class ClaimService {
      * other workers that arrive meanwhile ({@link Coalescer}), as push + next round trips share
      * theirs ({@link NextService}): each worker's row locked in the order of the workers' ids, then
      * the claims, those of workers asking for the same blocks with the same labels in one
-     * statement, and one commit. A poll's fault (an unknown worker, a block it does not serve, its
-     * deadline passed) undoes the shared transaction, and each poll runs again alone.
+     * statement, and one commit. A poll whose deadline passed while it queued is refused as the
+     * batch gets its connection, and the others go on without it; a poll's fault found later (an
+     * unknown worker, a block it does not serve, its deadline passed as its row was locked) undoes
+     * the shared transaction, and each poll runs again alone. A worker's row that something else
+     * holds locked (an unregister taking its jobs back, an operator's SQL) holds up the polls of
+     * the batch that waits on it, and while two such batches wait, every poll on this replica
+     * queues behind them, as push + next round trips do.
      */
     private Attempt attempt(PollRequest request, Caller caller, long deadline) {
+        caller.refuseAtConnectionAfter(deadline);
         return together.run(new Ask(request, caller, deadline), 1);
     }
 

@@ -190,7 +190,7 @@ class ClaimStore {
     /**
      * {@link #lockForPoll} for several workers in the transaction in progress, in this order (a
      * worker may come twice): the same statement for each, all sent in one round trip, so a shared
-     * transaction ({@link NextService}) waits on the network once for its workers' rows, not once
+     * transaction ({@link NextService}, or {@link ClaimService}'s for polls) waits on the network once for its workers' rows, not once
      * per worker. PostgreSQL runs them one after the other, as if sent one by one; each answers
      * its own worker, empty if there is none.
      */

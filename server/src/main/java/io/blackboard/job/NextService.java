@@ -34,7 +34,8 @@ import org.springframework.transaction.support.TransactionTemplate;
 class NextService {
 
     /**
-     * Shared transactions running at once on this replica. The round trips that queue behind them
+     * Shared transactions running at once on this replica, for push + next round trips (and, in
+     * ClaimService's coalescer of their own, as many for polls). The round trips that queue behind them
      * go in the next, so the fewer run at once, the more each takes, and the fewer statements and
      * commits PostgreSQL runs per job: its pushes are one statement and its claims one per group
      * of workers asking alike. In the benchmark (push + next, 8 workers, 2 cores) two kept

@@ -108,9 +108,18 @@ public final class Caller {
                     + "start; nothing was done");
         }
         if (sentDeadline()) {
-            ConnectionDeadline.beforeFirstConnection(new ConnectionDeadline.Armed(() -> !before(deadline),
-                    () -> requireBefore(deadline, WAITED_FOR_CONNECTION)));
+            refuseAtConnectionAfter(deadline);
         }
+    }
+
+    /**
+     * Refuses the work this thread starts next, in the same way as {@link #requireBefore}, if
+     * {@code deadline} has passed when it gets its first database connection, or the shared batch
+     * that takes it over gets one ({@link ConnectionDeadline}): then nothing is done for it.
+     */
+    public void refuseAtConnectionAfter(long deadline) {
+        ConnectionDeadline.beforeFirstConnection(new ConnectionDeadline.Armed(() -> !before(deadline),
+                () -> requireBefore(deadline, WAITED_FOR_CONNECTION)));
     }
 
     /**
