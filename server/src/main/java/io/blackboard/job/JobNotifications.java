@@ -41,6 +41,12 @@ class JobNotifications implements SmartLifecycle {
     private static final int MAX_PAYLOAD = 7000;
     /** The least time between two "jobs became PUSHED" notifications of this replica. */
     static final long PUSHED_EVERY_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
+    /**
+     * The least time between two NOTIFY statements of this replica: under a stream of creates,
+     * the signals of that time go in one (each statement is a transaction for PostgreSQL and a
+     * wake-up of every replica's listener). A signal after a quiet spell goes at once.
+     */
+    static final long NOTIFY_EVERY_NANOS = TimeUnit.MILLISECONDS.toNanos(2);
 
     /** What travels in one NOTIFY: the sending replica and its signals. */
     record Message(String origin, List<JobSignals.Signal> signals) {
@@ -122,16 +128,18 @@ class JobNotifications implements SmartLifecycle {
     }
 
     /**
-     * Sends what the outbox holds, one statement per round. "Jobs became PUSHED" goes at most
-     * every {@link #PUSHED_EVERY_NANOS}: a busy replica lands hundreds of pushes a second, and
+     * Sends what the outbox holds, one statement per round, at most every
+     * {@link #NOTIFY_EVERY_NANOS}. "Jobs became PUSHED" goes at most every
+     * {@link #PUSHED_EVERY_NANOS}: a busy replica lands hundreds of pushes a second, and
      * each NOTIFY is a transaction of its own for PostgreSQL and a wake-up of every other
      * replica's listener, for feed readers that then read every result since their cursor
-     * anyway. "Jobs became PENDING" goes at once: a parked poll waits on it.
+     * anyway. "Jobs became PENDING" goes in the next round: a parked poll waits on it.
      */
     private void sendLoop() {
         Connection connection = null;
         boolean pushedDue = false; // a PUSHED notification waits for its turn
         long pushedSentAt = System.nanoTime() - PUSHED_EVERY_NANOS;
+        long sentAt = System.nanoTime() - NOTIFY_EVERY_NANOS;
         while (running && Thread.currentThread() == sender) {
             try {
                 long untilPushed = PUSHED_EVERY_NANOS - (System.nanoTime() - pushedSentAt);
@@ -139,6 +147,10 @@ class JobNotifications implements SmartLifecycle {
                         TimeUnit.NANOSECONDS);
                 List<JobSignals.Signal> batch = new ArrayList<>();
                 if (first != null) {
+                    long early = NOTIFY_EVERY_NANOS - (System.nanoTime() - sentAt);
+                    if (early > 0) {
+                        TimeUnit.NANOSECONDS.sleep(early); // what comes meanwhile goes along
+                    }
                     batch.add(first);
                     outbox.drainTo(batch);
                 }
@@ -164,6 +176,7 @@ class JobNotifications implements SmartLifecycle {
                     payloads.add(origin);
                 }
                 notify(connection, channels, payloads);
+                sentAt = System.nanoTime();
                 if (pushed) {
                     pushedDue = false;
                     pushedSentAt = System.nanoTime();

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.sql.Connection;
 import java.sql.Statement;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
@@ -12,6 +13,7 @@ import org.postgresql.PGConnection;
 import org.postgresql.PGNotification;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.jdbc.autoconfigure.JdbcConnectionDetails;
+import tools.jackson.databind.json.JsonMapper;
 
 /** What the other replicas hear: a NOTIFY per channel, from the sender's batched, async-committed statement. */
 class JobNotificationsTest extends BlackboardTest {
@@ -21,6 +23,9 @@ class JobNotificationsTest extends BlackboardTest {
 
     @Autowired
     JobNotifications notifications;
+
+    @Autowired
+    JsonMapper json;
 
     @Test
     void aCreatedJobAndAPushReachAnotherReplicasListener() throws Exception {
@@ -71,6 +76,45 @@ class JobNotificationsTest extends BlackboardTest {
 
             assertThat(told).as("PUSHED notifications for 60 pushes in %d ms", pushing / 1_000_000)
                     .isBetween(1L, pushing / JobNotifications.PUSHED_EVERY_NANOS + 2);
+        }
+    }
+
+    /**
+     * Creates landing every millisecond: their "jobs became PENDING" go in a NOTIFY at most every
+     * 2 ms, each job counted once.
+     */
+    @Test
+    void pendingJobsInQuickSuccessionShareNotifications() throws Exception {
+        UUID block = UUID.randomUUID();
+        try (Connection listener = JobNotifications.connect(database, "another-replica")) {
+            try (Statement listen = listener.createStatement()) {
+                listen.execute("listen " + JobNotifications.CHANNEL);
+            }
+            long start = System.nanoTime();
+            for (int i = 0; i < 60; i++) {
+                notifications.send(List.of(new JobSignals.Signal(block, null, 1))); // a create after its commit
+                Thread.sleep(1);
+            }
+            long creating = System.nanoTime() - start;
+
+            long told = 0;
+            int jobs = 0;
+            long quiet = System.nanoTime() + 1_000_000_000L;
+            while (System.nanoTime() < quiet) {
+                PGNotification[] heard = listener.unwrap(PGConnection.class).getNotifications(100);
+                for (PGNotification notification : heard == null ? new PGNotification[0] : heard) {
+                    JobNotifications.Message message = json.readValue(notification.getParameter(),
+                            JobNotifications.Message.class);
+                    int count = message.signals().stream().filter(signal -> signal.functionBlockId().equals(block))
+                            .mapToInt(JobSignals.Signal::count).sum();
+                    told += count > 0 ? 1 : 0;
+                    jobs += count;
+                }
+            }
+
+            assertThat(jobs).as("every job is counted once").isEqualTo(60);
+            assertThat(told).as("PENDING notifications for 60 creates in %d ms", creating / 1_000_000)
+                    .isBetween(1L, creating / JobNotifications.NOTIFY_EVERY_NANOS + 2);
         }
     }
 }
