@@ -1,0 +1,49 @@
+package io.blackboard.platform.logging;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import ch.qos.logback.classic.LoggerContext;
+import io.blackboard.Api;
+import io.blackboard.IntegrationTest;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * {@code logback_events_total} counts what is logged, by level, as Micrometer's binder did, with
+ * no turbo filter for every level check to pass through.
+ */
+class LogEventMetricsTest extends IntegrationTest {
+
+    private static final Logger log = LoggerFactory.getLogger(LogEventMetricsTest.class);
+
+    @Test
+    void eventsLoggedAreCountedByLevelAndNothingElse() {
+        double warnings = scraped("warn");
+        double errors = scraped("error");
+        double debugs = scraped("debug");
+
+        log.warn("a warning for LogEventMetricsTest");
+        log.warn("another warning for LogEventMetricsTest");
+        log.error("an error for LogEventMetricsTest");
+        log.debug("a debug event below the level logged, not counted");
+
+        assertThat(scraped("warn") - warnings).isEqualTo(2);
+        assertThat(scraped("error") - errors).isEqualTo(1);
+        assertThat(scraped("debug") - debugs).isZero();
+        assertThat(scraped("info")).as("every level is there from the start").isGreaterThanOrEqualTo(0);
+        assertThat(((LoggerContext) LoggerFactory.getILoggerFactory()).getTurboFilterList())
+                .as("no turbo filter: every isDebugEnabled() of every logger would ask it").isEmpty();
+    }
+
+    private double scraped(String level) {
+        Api.Response scrape = api.getText("/actuator/prometheus");
+        assertThat(scrape.status()).isEqualTo(200);
+        Matcher line = Pattern.compile("(?m)^logback_events_total\\{[^}]*level=\"" + level + "\"[^}]*} (\\S+)$")
+                .matcher(scrape.raw());
+        assertThat(line.find()).as("logback_events_total for %s in %s", level, scrape.raw().length()).isTrue();
+        return Double.parseDouble(line.group(1));
+    }
+}
