@@ -218,6 +218,20 @@ class DirectRouteTest extends BlackboardTest {
         assertProblem(raw(send("/blackboard/jobs", keyed.replace("\"n\":1", "\"n\":2"), "application/json",
                 JSON_ACCEPT, false)), 409, "direct-1");
         assertProblem(raw(send("/blackboard/jobs", "[", "application/json", JSON_ACCEPT, false)), 400, "");
+        // a body the direct way cannot create from is refused as Spring MVC refuses it: the
+        // position and the field named
+        Map<String, Object> good = Map.of("functionBlockId", echo, "type", "EXECUTE");
+        assertProblem(raw(send("/blackboard/jobs", Api.json(List.of(good, Map.of("functionBlockId", echo,
+                "type", "EXECUTE", "priority", 5_000_000))), "application/json", JSON_ACCEPT, false)), 400,
+                "[1].priority");
+        assertProblem(raw(send("/blackboard/jobs", "[" + Api.json(good) + ", 7]", "application/json", JSON_ACCEPT,
+                false)), 400, "[1] must be a JSON object");
+        assertProblem(raw(send("/blackboard/jobs", "[]", "application/json", JSON_ACCEPT, false)), 400,
+                "holds 1 to 1000 jobs");
+        assertProblem(raw(send("/blackboard/jobs", "[null]", "application/json", JSON_ACCEPT, false)), 400,
+                "[0] must be a JSON object");
+        assertProblem(raw(send("/blackboard/jobs", "\"job\"", "application/json", JSON_ACCEPT, false)), 400,
+                "a job (a JSON object) or an array");
         assertThat(count("job")).as("nothing created by a refusal").isEqualTo(jobs);
         assertThat(direct()).isEqualTo(before + 3);
     }
