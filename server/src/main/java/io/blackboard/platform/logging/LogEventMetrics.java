@@ -4,6 +4,7 @@ import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.LoggerContext;
 import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.classic.spi.LoggerContextListener;
 import ch.qos.logback.core.UnsynchronizedAppenderBase;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -23,33 +24,68 @@ import org.springframework.stereotype.Component;
 @Component
 class LogEventMetrics implements MeterBinder, DisposableBean {
 
-    private static final String APPENDER = "blackboard-log-event-metrics";
-
+    private volatile LoggerContext context;
     private volatile Counting counting;
+    private volatile LoggerContextListener reattach;
 
     @Override
     public void bindTo(MeterRegistry registry) {
-        if (!(LoggerFactory.getILoggerFactory() instanceof LoggerContext context)) {
-            return; // another logging system: nothing of Logback's to count
-        }
+        if (LoggerFactory.getILoggerFactory() instanceof LoggerContext logback) {
+            bind(logback, registry);
+        } // else another logging system: nothing of Logback's to count
+    }
+
+    /**
+     * Counts what {@code logback} logs from now on. Each binding has an appender of its own (each
+     * application context in a JVM, as in the tests, counts into its own registry).
+     */
+    void bind(LoggerContext logback, MeterRegistry registry) {
         Counting appender = new Counting(registry);
-        appender.setContext(context);
-        appender.setName(APPENDER);
+        appender.setContext(logback);
+        appender.setName("blackboard-log-event-metrics@" + Integer.toHexString(System.identityHashCode(appender)));
+        attach(logback, appender);
+        // a reset (the logging system configured again) detaches every appender: this one goes back on
+        LoggerContextListener listener = new LoggerContextListener() {
+            @Override
+            public boolean isResetResistant() {
+                return true;
+            }
+
+            @Override
+            public void onReset(LoggerContext reset) {
+                attach(reset, appender);
+            }
+
+            @Override
+            public void onStart(LoggerContext started) {
+            }
+
+            @Override
+            public void onStop(LoggerContext stopped) {
+            }
+
+            @Override
+            public void onLevelChange(Logger logger, Level level) {
+            }
+        };
+        logback.addListener(listener);
+        this.context = logback;
+        this.counting = appender;
+        this.reattach = listener;
+    }
+
+    private static void attach(LoggerContext logback, Counting appender) {
         appender.start();
-        Logger root = context.getLogger(Logger.ROOT_LOGGER_NAME);
-        root.detachAppender(APPENDER); // one from an earlier binding of this context
-        root.addAppender(appender);
-        counting = appender;
+        logback.getLogger(Logger.ROOT_LOGGER_NAME).addAppender(appender);
     }
 
     @Override
     public void destroy() {
-        Counting appender = counting;
-        if (appender != null) {
-            appender.stop();
-            if (LoggerFactory.getILoggerFactory() instanceof LoggerContext context) {
-                context.getLogger(Logger.ROOT_LOGGER_NAME).detachAppender(appender);
-            }
+        LoggerContext logback = context;
+        if (logback != null) {
+            logback.removeListener(reattach);
+            logback.getLogger(Logger.ROOT_LOGGER_NAME).detachAppender(counting);
+            counting.stop();
         }
     }
 

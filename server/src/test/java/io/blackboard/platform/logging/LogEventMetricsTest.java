@@ -2,9 +2,12 @@ package io.blackboard.platform.logging;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.LoggerContext;
 import io.blackboard.Api;
 import io.blackboard.IntegrationTest;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
@@ -45,5 +48,38 @@ class LogEventMetricsTest extends IntegrationTest {
                 .matcher(scrape.raw());
         assertThat(line.find()).as("logback_events_total for %s in %s", level, scrape.raw().length()).isTrue();
         return Double.parseDouble(line.group(1));
+    }
+
+    /**
+     * Logback reset (the logging system configured again, which detaches every appender): events
+     * are still counted; two bindings (two application contexts) each count into their own
+     * registry; a destroyed binding counts no more.
+     */
+    @Test
+    void countingOutlivesAResetOfTheLoggingAndEachBindingCountsForItself() {
+        LoggerContext logback = new LoggerContext();
+        logback.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME).setLevel(Level.INFO);
+        MeterRegistry first = new SimpleMeterRegistry();
+        MeterRegistry second = new SimpleMeterRegistry();
+        LogEventMetrics one = new LogEventMetrics();
+        LogEventMetrics other = new LogEventMetrics();
+        one.bind(logback, first);
+        other.bind(logback, second);
+        ch.qos.logback.classic.Logger logger = logback.getLogger("reset.test");
+
+        logger.warn("before the reset");
+        logback.reset();
+        logback.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME).setLevel(Level.INFO);
+        logger.warn("after the reset");
+        logger.info("an info event");
+        logger.debug("below the level");
+        one.destroy();
+        logger.warn("after the first binding ended");
+
+        assertThat(first.get("logback.events").tag("level", "warn").counter().count()).isEqualTo(2);
+        assertThat(first.get("logback.events").tag("level", "info").counter().count()).isEqualTo(1);
+        assertThat(first.get("logback.events").tag("level", "debug").counter().count()).isZero();
+        assertThat(second.get("logback.events").tag("level", "warn").counter().count()).isEqualTo(3);
+        logback.stop();
     }
 }
