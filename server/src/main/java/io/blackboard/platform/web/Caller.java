@@ -40,6 +40,8 @@ public final class Caller {
     @Nullable
     private final Counters counters;
     private final List<Runnable> undelivered = new ArrayList<>(1);
+    /** Whether this request is counted as abandoned already (a shared batch's thread may count it). */
+    private final AtomicBoolean counted = new AtomicBoolean();
 
     /** What the callers of this replica abandoned, by reason. */
     record Counters(Counter deadline, Counter disconnected) {
@@ -174,8 +176,12 @@ public final class Caller {
         return !allowed.get();
     }
 
+    /**
+     * Counts the request as abandoned, once: a refusal that is made again (a shared batch undone by
+     * it, and each of its requests run again alone) is still one request the server did no work for.
+     */
     private void count(boolean deadline) {
-        if (counters != null) {
+        if (counters != null && counted.compareAndSet(false, true)) {
             (deadline ? counters.deadline() : counters.disconnected()).increment();
         }
     }
