@@ -1,5 +1,6 @@
 package io.blackboard.job;
 
+import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
@@ -141,9 +142,12 @@ class JobNotifications implements SmartLifecycle {
         long pushedSentAt = System.nanoTime() - PUSHED_EVERY_NANOS;
         long sentAt = System.nanoTime() - NOTIFY_EVERY_NANOS;
         while (running && Thread.currentThread() == sender) {
+            JobSignals.Signal first = null;
             try {
-                long untilPushed = PUSHED_EVERY_NANOS - (System.nanoTime() - pushedSentAt);
-                JobSignals.Signal first = outbox.poll(pushedDue ? Math.max(0, untilPushed) : TimeUnit.SECONDS.toNanos(1),
+                long now = System.nanoTime();
+                long untilPushed = Math.max(PUSHED_EVERY_NANOS - (now - pushedSentAt),
+                        NOTIFY_EVERY_NANOS - (now - sentAt));
+                first = outbox.poll(pushedDue ? Math.max(0, untilPushed) : TimeUnit.SECONDS.toNanos(1),
                         TimeUnit.NANOSECONDS);
                 List<JobSignals.Signal> batch = new ArrayList<>();
                 if (first != null) {
@@ -152,6 +156,7 @@ class JobNotifications implements SmartLifecycle {
                         TimeUnit.NANOSECONDS.sleep(early); // what comes meanwhile goes along
                     }
                     batch.add(first);
+                    first = null;
                     outbox.drainTo(batch);
                 }
                 pushedDue |= batch.removeIf(signal -> signal == PUSHED);
@@ -182,6 +187,10 @@ class JobNotifications implements SmartLifecycle {
                     pushedSentAt = System.nanoTime();
                 }
             } catch (InterruptedException e) {
+                // stopped: what was taken and not sent goes back for the next start
+                if (first != null && !outbox.offer(first) && first == PUSHED) {
+                    pushedQueued.set(false);
+                }
                 Thread.currentThread().interrupt();
                 break;
             } catch (SQLException | RuntimeException e) {
@@ -190,6 +199,9 @@ class JobNotifications implements SmartLifecycle {
                 connection = null;
                 pause(500);
             }
+        }
+        if (pushedDue && !outbox.offer(PUSHED)) {
+            pushedQueued.set(false); // the next push queues one again
         }
         close(connection);
     }
@@ -231,22 +243,49 @@ class JobNotifications implements SmartLifecycle {
         return List.copyOf(merged.values());
     }
 
-    /** NOTIFY payloads must stay under 8000 bytes: split into messages that fit. */
+    /**
+     * NOTIFY payloads must stay under 8000 bytes: the signals in messages of at most
+     * {@link #MAX_PAYLOAD} bytes, each signal written once. A signal too large for a message of
+     * its own (a selector of many long labels) goes without its selector, which wakes every
+     * parked poll for its block to look: a wake-up too many, not one lost.
+     */
     private List<String> payloads(List<JobSignals.Signal> signals) {
-        List<String> payloads = new ArrayList<>();
-        List<JobSignals.Signal> chunk = new ArrayList<>();
-        for (JobSignals.Signal signal : signals) {
-            chunk.add(signal);
-            if (json.writeValueAsString(new Message(origin, chunk)).length() > MAX_PAYLOAD && chunk.size() > 1) {
-                chunk.removeLast();
-                payloads.add(json.writeValueAsString(new Message(origin, chunk)));
-                chunk = new ArrayList<>(List.of(signal));
-            }
+        String empty = json.writeValueAsString(new Message(origin, List.of()));
+        if (!empty.endsWith("[]}")) {
+            throw new IllegalStateException("A message is not written as expected: " + empty);
         }
-        if (!chunk.isEmpty()) {
-            payloads.add(json.writeValueAsString(new Message(origin, chunk)));
+        String head = empty.substring(0, empty.length() - 2);
+        int frame = utf8Length(empty);
+        List<String> payloads = new ArrayList<>();
+        StringBuilder message = new StringBuilder(head);
+        int bytes = frame;
+        boolean first = true;
+        for (JobSignals.Signal signal : signals) {
+            String written = json.writeValueAsString(signal);
+            int length = utf8Length(written);
+            if (frame + length > MAX_PAYLOAD) {
+                written = json.writeValueAsString(
+                        new JobSignals.Signal(signal.functionBlockId(), null, signal.count()));
+                length = utf8Length(written);
+            }
+            if (!first && bytes + 1 + length > MAX_PAYLOAD) {
+                payloads.add(message.append("]}").toString());
+                message = new StringBuilder(head);
+                bytes = frame;
+                first = true;
+            }
+            message.append(first ? "" : ",").append(written);
+            bytes += length + (first ? 0 : 1);
+            first = false;
+        }
+        if (!first) {
+            payloads.add(message.append("]}").toString());
         }
         return payloads;
+    }
+
+    private static int utf8Length(String text) {
+        return text.getBytes(StandardCharsets.UTF_8).length;
     }
 
     static Connection connect(JdbcConnectionDetails database, String applicationName) throws SQLException {

@@ -3,7 +3,9 @@ package io.blackboard.job;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.sql.Connection;
+import java.nio.charset.StandardCharsets;
 import java.sql.Statement;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -115,6 +117,50 @@ class JobNotificationsTest extends BlackboardTest {
             assertThat(jobs).as("every job is counted once").isEqualTo(60);
             assertThat(told).as("PENDING notifications for 60 creates in %d ms", creating / 1_000_000)
                     .isBetween(1L, creating / JobNotifications.NOTIFY_EVERY_NANOS + 2);
+        }
+    }
+
+    /**
+     * Four hundred signals at once, and one whose selector alone is far above NOTIFY's 8000 bytes
+     * (64 labels of multi-byte characters): every block is told, in messages PostgreSQL takes,
+     * the large one without its selector (which wakes every poll of its block to look).
+     */
+    @Test
+    void manySignalsAndAHugeSelectorGoInMessagesThatFit() throws Exception {
+        Map<UUID, JobSignals.Signal> sent = new HashMap<>();
+        for (int i = 0; i < 400; i++) {
+            JobSignals.Signal signal = new JobSignals.Signal(UUID.randomUUID(), Map.of("site", "s" + i), 1);
+            sent.put(signal.functionBlockId(), signal);
+        }
+        Map<String, String> huge = new HashMap<>();
+        for (int i = 0; i < 64; i++) {
+            huge.put("label-" + i + "-" + "\u00e9".repeat(90), "\u00fc".repeat(500));
+        }
+        UUID hugeBlock = UUID.randomUUID();
+        try (Connection listener = JobNotifications.connect(database, "another-replica")) {
+            try (Statement listen = listener.createStatement()) {
+                listen.execute("listen " + JobNotifications.CHANNEL);
+            }
+            List<JobSignals.Signal> signals = new ArrayList<>(sent.values());
+            signals.add(new JobSignals.Signal(hugeBlock, huge, 2));
+            notifications.send(signals);
+
+            Map<UUID, JobSignals.Signal> told = new HashMap<>();
+            int messages = 0;
+            long deadline = System.nanoTime() + 10_000_000_000L;
+            while (told.size() < 401 && System.nanoTime() < deadline) {
+                PGNotification[] heard = listener.unwrap(PGConnection.class).getNotifications(200);
+                for (PGNotification notification : heard == null ? new PGNotification[0] : heard) {
+                    assertThat(notification.getParameter().getBytes(StandardCharsets.UTF_8).length).isLessThan(8000);
+                    messages++;
+                    json.readValue(notification.getParameter(), JobNotifications.Message.class).signals()
+                            .forEach(signal -> told.put(signal.functionBlockId(), signal));
+                }
+            }
+
+            assertThat(told).hasSize(401).containsAllEntriesOf(sent);
+            assertThat(told.get(hugeBlock)).isEqualTo(new JobSignals.Signal(hugeBlock, null, 2));
+            assertThat(messages).as("split into several messages").isGreaterThan(1);
         }
     }
 }
