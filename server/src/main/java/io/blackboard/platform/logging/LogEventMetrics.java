@@ -9,6 +9,8 @@ import ch.qos.logback.core.UnsynchronizedAppenderBase;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.MeterBinder;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.DisposableBean;
 import org.springframework.stereotype.Component;
@@ -24,9 +26,8 @@ import org.springframework.stereotype.Component;
 @Component
 class LogEventMetrics implements MeterBinder, DisposableBean {
 
-    private volatile LoggerContext context;
-    private volatile Counting counting;
-    private volatile LoggerContextListener reattach;
+    /** How to undo each binding: its appender detached, its listener removed. */
+    private final List<Runnable> unbind = new CopyOnWriteArrayList<>();
 
     @Override
     public void bindTo(MeterRegistry registry) {
@@ -69,9 +70,11 @@ class LogEventMetrics implements MeterBinder, DisposableBean {
             }
         };
         logback.addListener(listener);
-        this.context = logback;
-        this.counting = appender;
-        this.reattach = listener;
+        unbind.add(() -> {
+            logback.removeListener(listener);
+            logback.getLogger(Logger.ROOT_LOGGER_NAME).detachAppender(appender);
+            appender.stop();
+        });
     }
 
     private static void attach(LoggerContext logback, Counting appender) {
@@ -81,12 +84,8 @@ class LogEventMetrics implements MeterBinder, DisposableBean {
 
     @Override
     public void destroy() {
-        LoggerContext logback = context;
-        if (logback != null) {
-            logback.removeListener(reattach);
-            logback.getLogger(Logger.ROOT_LOGGER_NAME).detachAppender(counting);
-            counting.stop();
-        }
+        unbind.forEach(Runnable::run);
+        unbind.clear();
     }
 
     /** Counts each event by its level; the counters are those {@code LogbackMetrics} registers. */
@@ -108,7 +107,7 @@ class LogEventMetrics implements MeterBinder, DisposableBean {
 
         private static Counter counter(MeterRegistry registry, String level) {
             return Counter.builder("logback.events").tag("level", level)
-                    .description("Number of " + level + " level events that made it to the logs")
+                    .description("Number of log events that were enabled by the effective log level")
                     .baseUnit("events").register(registry);
         }
 
