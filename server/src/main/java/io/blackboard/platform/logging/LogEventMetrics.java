@@ -21,7 +21,9 @@ import org.springframework.stereotype.Component;
  * the root logger. Micrometer's counts in a turbo filter, and a turbo filter is asked at every
  * level check of every logger ({@code isTraceEnabled()} and the like, several per request in
  * the security filters and JDBC), logged or not: about 2% of the server's CPU per request
- * (BENCHMARKS.md). An appender runs only for what is logged.
+ * (BENCHMARKS.md). An appender runs only for what is logged. A reset of the logging (a
+ * configuration reloaded) keeps it; a stop of Logback's context (the logging shut down, as the
+ * JVM's last application closing does) ends it, as it ended Micrometer's filter.
  */
 @Component
 class LogEventMetrics implements MeterBinder, DisposableBean {

@@ -13,11 +13,16 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.test.context.TestPropertySource;
 
 /**
  * {@code logback_events_total} counts what is logged, by level, as Micrometer's binder did, with
- * no turbo filter for every level check to pass through.
+ * no turbo filter for every level check to pass through. An application context of its own (the
+ * property): a cached one may have been bound before another test's application stopped and
+ * re-initialized the JVM's logging, which removes every listener and appender, as it removed
+ * Micrometer's turbo filter; one server has one application and one logging initialization.
  */
+@TestPropertySource(properties = "logging.level.io.blackboard.platform.logging=INFO")
 class LogEventMetricsTest extends IntegrationTest {
 
     private static final Logger log = LoggerFactory.getLogger(LogEventMetricsTest.class);
