@@ -213,9 +213,7 @@ class ClaimService {
 
     /** The polls of a batch, one transaction: their workers' rows locked in the order of their ids, then the claims. */
     private List<Attempt> attemptTogether(List<Ask> asks) {
-        int[] byWorker = IntStream.range(0, asks.size()).boxed()
-                .sorted(Comparator.comparing(i -> asks.get(i).request().workerId()))
-                .mapToInt(Integer::intValue).toArray();
+        int[] byWorker = inWorkerOrder(asks.stream().map(ask -> ask.request().workerId()).toList());
         Attempt[] attempts = new Attempt[asks.size()];
         tx.executeWithoutResult(status -> {
             List<Prepared> prepared = prepare(Arrays.stream(byWorker).mapToObj(asks::get).toList());
@@ -226,6 +224,15 @@ class ClaimService {
             }
         });
         return Arrays.asList(attempts);
+    }
+
+    /**
+     * The positions of a batch's requests, in the order of their workers' ids: the order every
+     * shared transaction locks workers' rows in, so two of them never wait on each other.
+     */
+    static int[] inWorkerOrder(List<UUID> workerIds) {
+        return IntStream.range(0, workerIds.size()).boxed().sorted(Comparator.comparing(workerIds::get))
+                .mapToInt(Integer::intValue).toArray();
     }
 
     /** A request to {@link #prepare}, with its caller and the deadline its work must begin by. */

@@ -6,9 +6,7 @@ import io.blackboard.platform.sql.Coalescer;
 import io.blackboard.platform.web.Caller;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Comparator;
 import java.util.List;
-import java.util.stream.IntStream;
 import org.springframework.dao.ConcurrencyFailureException;
 import org.springframework.dao.DataIntegrityViolationException;
 import org.springframework.stereotype.Service;
@@ -101,9 +99,7 @@ class NextService {
      */
     private List<Done> runTogether(List<Call> calls) {
         Done[] done = new Done[calls.size()];
-        int[] byWorker = IntStream.range(0, calls.size()).boxed()
-                .sorted(Comparator.comparing(i -> calls.get(i).request().workerId()))
-                .mapToInt(Integer::intValue).toArray();
+        int[] byWorker = ClaimService.inWorkerOrder(calls.stream().map(call -> call.request().workerId()).toList());
         tx.executeWithoutResult(status -> {
             List<PushRequest> results = new ArrayList<>();
             List<ClaimService.Ask> asks = new ArrayList<>(calls.size());
