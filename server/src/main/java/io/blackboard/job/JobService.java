@@ -87,7 +87,7 @@ class JobService {
         Map<UUID, JobStore.Block> known = store.blocks(blocks);
         requireValidParams(jobs, known);
         try {
-            if (jobs.stream().anyMatch(job -> job.idempotencyKey() != null)) {
+            if (keyed(jobs)) {
                 return tx.execute(status -> insert(jobs, named.choices(), known, false));
             }
             // in a caller's transaction, the insert must be part of it: not coalesced
@@ -99,6 +99,10 @@ class JobService {
             requireValidParams(jobs, store.blocks(blocks));
             throw e;
         }
+    }
+
+    private static boolean keyed(List<CreateJob> jobs) {
+        return jobs.stream().anyMatch(job -> job.idempotencyKey() != null);
     }
 
     private Created insert(List<CreateJob> jobs, List<List<UUID>> choices, Map<UUID, JobStore.Block> known,
@@ -120,7 +124,7 @@ class JobService {
             inserted = created.size();
         } else {
             String input = json.writeValueAsString(rows);
-            created = store.insert(input);
+            created = store.insert(input, keyed(jobs));
             inserted = created.size();
             if (inserted < jobs.size()) {
                 resolveIdempotencyKeys(jobs, ids, input);
@@ -147,7 +151,7 @@ class JobService {
         for (int i = 0; i < rows.size(); i++) {
             rows.get(i).put("ord", i);
         }
-        Map<Object, JobView> inserted = store.insert(json.writeValueAsString(rows)).stream()
+        Map<Object, JobView> inserted = store.insert(json.writeValueAsString(rows), false).stream()
                 .collect(Collectors.toMap(JobView::id, Function.identity()));
         if (inserted.size() != rows.size()) {
             throw new IllegalStateException("Inserted " + inserted.size() + " of " + rows.size() + " jobs");

@@ -53,6 +53,14 @@ class JobStore {
             """.formatted(INPUT, JobRows.COLUMNS);
 
     /**
+     * {@link #JOB_INSERT} for jobs without idempotency keys, which cannot conflict on the key's
+     * index: a plain insert. {@code on conflict} makes every row a speculative insertion (a lock
+     * taken and released, and a second WAL record to confirm the row), for keyless rows too.
+     */
+    static final String JOB_INSERT_KEYLESS = JOB_INSERT.replace(
+            "\n    on conflict (idempotency_key) where idempotency_key is not null do nothing", "");
+
+    /**
      * Which job each keyed input names now, and whether it is the same job as the one asked for.
      * A create that named its function block by name and versions is the same job on any block
      * it matched ({@code block_choices}): a newer version registered since must not make it a
@@ -164,9 +172,12 @@ class JobStore {
         this.jdbc = jdbc;
     }
 
-    /** The jobs inserted; an input whose idempotency key is taken is not among them. */
-    List<JobView> insert(String jobsJson) {
-        return jdbc.sql(JOB_INSERT).param("jobs", jobsJson).query(JobRows::view).list();
+    /**
+     * The jobs inserted; an input whose idempotency key is taken is not among them. Inputs without
+     * keys ({@code keyed} false: none of them has one) are all inserted.
+     */
+    List<JobView> insert(String jobsJson, boolean keyed) {
+        return jdbc.sql(keyed ? JOB_INSERT : JOB_INSERT_KEYLESS).param("jobs", jobsJson).query(JobRows::view).list();
     }
 
     record KeyMatch(int ord, UUID id, boolean same) {

@@ -7,6 +7,7 @@ import io.blackboard.Api;
 import io.blackboard.QueryPlan;
 import io.blackboard.TestRows;
 import java.sql.SQLException;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -33,11 +34,11 @@ class JobStoreTest extends BlackboardTest {
     void aSecondCreateWithTheSameKeyInsertsNothingAndMatchesTheFirstJob() {
         workerServingEcho(Map.of());
         UUID id = UUID.randomUUID();
-        assertThat(store.insert(keyedJob(id, 1))).extracting(JobView::id).containsExactly(id);
+        assertThat(store.insert(keyedJob(id, 1), true)).extracting(JobView::id).containsExactly(id);
         String created = row(id);
 
         String again = keyedJob(UUID.randomUUID(), 1);
-        assertThat(store.insert(again)).isEmpty();
+        assertThat(store.insert(again, true)).isEmpty();
         assertThat(row(id)).isEqualTo(created);
         assertThat(count("job")).isEqualTo(1);
         assertThat(count("job_event")).as("one CREATED event").isEqualTo(1);
@@ -66,6 +67,27 @@ class JobStoreTest extends BlackboardTest {
     }
 
     /**
+     * Jobs without keys go in by a plain insert: {@code on conflict} would make each row a
+     * speculative insertion (a lock and a second WAL record per row) although a keyless row
+     * cannot conflict. That statement is the keyed one without its conflict clause, and inserts
+     * every row with its CREATED event.
+     */
+    @Test
+    void keylessJobsGoInByAPlainInsertWithTheirEvents() {
+        workerServingEcho(Map.of());
+        assertThat(JobStore.JOB_INSERT).contains("on conflict (idempotency_key)");
+        assertThat(JobStore.JOB_INSERT_KEYLESS).doesNotContain("on conflict")
+                .isEqualTo(JobStore.JOB_INSERT.replaceAll("\\n\\s*on conflict [^\\n]*", ""));
+        UUID first = UUID.randomUUID();
+        UUID second = UUID.randomUUID();
+        String keyless = Api.json(List.of(job(0, first, 1, null), job(1, second, 1, null)));
+
+        assertThat(store.insert(keyless, false)).extracting(JobView::id).containsExactly(first, second);
+        assertThat(count("job")).isEqualTo(2);
+        assertThat(store.events(second, 0, 1000)).extracting(JobEvent::kind).containsExactly(EventKind.CREATED);
+    }
+
+    /**
      * The key's unique index holds the keyed jobs only (a keyless job's insert, claim and push
      * write no entry of it), and still refuses a second job with a taken key on any path, not
      * only the create's {@code on conflict}.
@@ -75,7 +97,7 @@ class JobStoreTest extends BlackboardTest {
         workerServingEcho(Map.of());
         UUID keyless = createJob(echo, Map.of());
         createJob(echo, Map.of());
-        store.insert(keyedJob(UUID.randomUUID(), 1));
+        store.insert(keyedJob(UUID.randomUUID(), 1), true);
 
         assertThat(jdbc.sql("select pg_get_indexdef('job_idempotency_key'::regclass)").query(String.class).single())
                 .isEqualTo("CREATE UNIQUE INDEX job_idempotency_key ON public.job USING btree (idempotency_key)"
@@ -123,8 +145,14 @@ class JobStoreTest extends BlackboardTest {
 
     /** The insert's input for one job of echo with idempotency key "k", as JobService writes it. */
     private String keyedJob(UUID id, int n) {
-        return Api.json(List.of(Map.of("ord", 0, "id", id, "function_block_id", echo, "type", "EXECUTE",
-                "payload", Map.of("n", n), "priority", 0, "max_attempts", 1, "selector", Map.of(),
-                "idempotency_key", "k")));
+        return Api.json(List.of(job(0, id, n, "k")));
+    }
+
+    /** One job of echo at this place of the input, with this key (none: null). */
+    private Map<String, Object> job(int ord, UUID id, int n, String key) {
+        Map<String, Object> job = new HashMap<>(Map.of("ord", ord, "id", id, "function_block_id", echo,
+                "type", "EXECUTE", "payload", Map.of("n", n), "priority", 0, "max_attempts", 1, "selector", Map.of()));
+        job.put("idempotency_key", key);
+        return job;
     }
 }
