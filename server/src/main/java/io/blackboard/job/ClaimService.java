@@ -197,9 +197,9 @@ class ClaimService {
      * batch gets its connection, and the others go on without it; a poll's fault found later (an
      * unknown worker, a block it does not serve, its deadline passed as its row was locked) undoes
      * the shared transaction, and each poll runs again alone. A worker's row that something else
-     * holds locked (an unregister taking its jobs back, an operator's SQL) holds up the polls of
-     * the batch that waits on it, and while two such batches wait, every poll on this replica
-     * queues behind them, as push + next round trips do.
+     * holds locked (an unregister taking its jobs back, an operator's SQL) is not waited for in a
+     * shared transaction: that worker's poll runs alone on its own thread and waits there, the
+     * others go on without it ({@link #prepare}), as push + next round trips do.
      */
     private Attempt attempt(PollRequest request, Caller caller, long deadline) {
         caller.refuseAtConnectionAfter(deadline);
@@ -216,7 +216,7 @@ class ClaimService {
         int[] byWorker = inWorkerOrder(asks.stream().map(ask -> ask.request().workerId()).toList());
         Attempt[] attempts = new Attempt[asks.size()];
         tx.executeWithoutResult(status -> {
-            List<Prepared> prepared = prepare(Arrays.stream(byWorker).mapToObj(asks::get).toList());
+            List<Prepared> prepared = prepare(Arrays.stream(byWorker).mapToObj(asks::get).toList(), byWorker);
             List<List<JobView>> claimed = claimPrepared(prepared);
             for (int k = 0; k < byWorker.length; k++) {
                 Prepared one = prepared.get(k);
@@ -246,10 +246,24 @@ class ClaimService {
      * slots count and one commit covers both). Refused when a request's deadline passed before
      * the work began; one refused refuses them all (the transaction is then rolled back).
      * {@link #claimPrepared} claims; the claims are then not yet {@link #deliver delivered}.
+     * <p>
+     * With several requests, a worker's row that another transaction holds locked (an unregister
+     * taking its jobs back, an operator's SQL) is not waited for: before anything is done, the
+     * batch is asked to run those requests alone, on their callers' threads where they wait for
+     * the row, and the others again without them ({@link Coalescer.RunAlone}, naming each by its
+     * position in the batch: {@code positions}, in the order of {@code asks}). A worker that does
+     * not exist goes that way too, and is refused alone.
      */
-    List<Prepared> prepare(List<Ask> asks) {
+    List<Prepared> prepare(List<Ask> asks, int[] positions) {
         List<Optional<ClaimStore.PollingWorker>> locked = store.lockForPoll(
                 asks.stream().map(ask -> ask.request().workerId()).toList());
+        if (asks.size() > 1) {
+            int[] apart = IntStream.range(0, asks.size()).filter(i -> locked.get(i).isEmpty())
+                    .map(i -> positions[i]).toArray();
+            if (apart.length > 0) {
+                throw new Coalescer.RunAlone(apart);
+            }
+        }
         List<Prepared> prepared = new ArrayList<>(asks.size());
         for (int i = 0; i < asks.size(); i++) {
             prepared.add(checked(asks.get(i), locked.get(i)));

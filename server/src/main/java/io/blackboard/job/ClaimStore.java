@@ -63,6 +63,14 @@ class ClaimStore {
             """;
 
     /**
+     * {@link #WORKER_POLL} for a transaction shared by several workers' requests: a row another
+     * transaction holds locked (an unregister taking the worker's jobs back, an operator's SQL)
+     * is skipped, not waited for, and its worker's request runs alone (ClaimService#prepare).
+     */
+    static final String WORKER_POLL_SKIP_LOCKED = WORKER_POLL.replace("for no key update of w)",
+            "for no key update of w skip locked)");
+
+    /**
      * One statement per poll, or per group of polls of workers that ask for the same blocks with
      * the same labels ({@code :workerIds}, each with what it asks for ({@code :asked}) and {@code :concurrencies},
      * in the order they claim in). Each worker may take at most what it asked for and what its
@@ -192,7 +200,9 @@ class ClaimStore {
      * worker may come twice): the same statement for each, all sent in one round trip, so a shared
      * transaction ({@link NextService}, or {@link ClaimService}'s for polls) waits on the network once for its workers' rows, not once
      * per worker. PostgreSQL runs them one after the other, as if sent one by one; each answers
-     * its own worker, empty if there is none.
+     * its own worker, empty if there is none. With several workers a row that another transaction
+     * holds locked is not waited for ({@link #WORKER_POLL_SKIP_LOCKED}): its worker's answer is
+     * empty too.
      */
     List<Optional<PollingWorker>> lockForPoll(List<UUID> workerIds) {
         if (workerIds.size() == 1) {
@@ -228,10 +238,10 @@ class ClaimStore {
         return statement.getResultSet();
     }
 
-    /** {@code count} {@link #WORKER_POLL} statements in one text, each taking its worker's id; the text made once per count. */
+    /** {@code count} {@link #WORKER_POLL_SKIP_LOCKED} statements in one text, each taking its worker's id; the text made once per count. */
     private static String workerPolls(int count) {
         return WORKER_POLLS_BY_COUNT.computeIfAbsent(count, n -> String.join(";\n",
-                Collections.nCopies(n, WORKER_POLL.replace(":workerId", "?").strip())));
+                Collections.nCopies(n, WORKER_POLL_SKIP_LOCKED.replace(":workerId", "?").strip())));
     }
 
     private static PollingWorker pollingWorker(ResultSet rs) throws SQLException {

@@ -108,7 +108,7 @@ class NextService {
                 asks.add(new ClaimService.Ask(call.request().poll(), call.caller(), call.deadline()));
                 results.addAll(call.request().resultsOrNone());
             }
-            List<ClaimService.Prepared> prepared = claims.prepare(asks);
+            List<ClaimService.Prepared> prepared = claims.prepare(asks, byWorker);
             List<PushOutcome> landed = results.isEmpty() ? List.of() : pushes.pushTogether(results);
             List<List<JobView>> claimed = claims.claimPrepared(prepared);
             int from = 0;

@@ -4,18 +4,22 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.blackboard.Api;
 import io.blackboard.IntegrationTest;
+import io.blackboard.RowLock;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BooleanSupplier;
 import java.util.function.IntSupplier;
 import java.util.function.Supplier;
@@ -170,5 +174,55 @@ abstract class BlackboardTest extends IntegrationTest {
             }
             return done;
         }
+    }
+
+    /** Sends calls as {@link #whileHeld} does, with the test's holder and coalescer. */
+    @FunctionalInterface
+    protected interface Held {
+        List<Api.Response> run(List<Supplier<Api.Response>> calls) throws Exception;
+    }
+
+    /** The answers in the order of the calls, and whether all but the busy worker's came while its row was held. */
+    protected record BusyAnswers(List<Api.Response> answers, boolean othersWhileHeld) {
+    }
+
+    /**
+     * {@code calls} sent by {@code held}, with the row of the worker of call {@code busyCall}
+     * ({@code busy}) also held by a transaction of its own until every other call is answered
+     * (20 s at most): the answers, and whether the others were all answered while that row was
+     * still held, so none of them waited on it.
+     */
+    protected BusyAnswers whileAlsoHeld(DataSource dataSource, UUID busy, int busyCall,
+            List<Supplier<Api.Response>> calls, Held held) throws Exception {
+        CountDownLatch others = new CountDownLatch(calls.size() - 1);
+        List<Supplier<Api.Response>> counted = new ArrayList<>();
+        for (int i = 0; i < calls.size(); i++) {
+            Supplier<Api.Response> call = calls.get(i);
+            counted.add(i == busyCall ? call : () -> {
+                try {
+                    return call.get();
+                } finally {
+                    others.countDown();
+                }
+            });
+        }
+        AtomicBoolean othersFirst = new AtomicBoolean();
+        RowLock lock = RowLock.hold(dataSource, "worker", busy);
+        Thread releaser = Thread.ofVirtual().start(() -> {
+            try {
+                othersFirst.set(others.await(20, TimeUnit.SECONDS));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } finally {
+                try {
+                    lock.close();
+                } catch (SQLException e) {
+                    throw new IllegalStateException(e);
+                }
+            }
+        });
+        List<Api.Response> answers = held.run(counted);
+        releaser.join();
+        return new BusyAnswers(answers, othersFirst.get());
     }
 }

@@ -211,6 +211,29 @@ class ClaimStoreTest extends BlackboardTest {
         assertThat(lockedElsewhere(worker)).as("and free after it").isEqualTo("free");
     }
 
+    /**
+     * With several workers a row that another transaction holds (an unregister, an operator's
+     * SQL) is skipped at once, not waited for: its answer is empty and the others are locked.
+     * One worker alone waits for its row, as before (it then runs alone: ClaimService#prepare).
+     */
+    @Test
+    void severalWorkersLockedAtOnceSkipARowHeldElsewhere() throws SQLException {
+        workerServingEcho(Map.of());
+        UUID other = worker("other", Map.of(), List.of(block("echo", "1.0.0")));
+
+        try (RowLock held = RowLock.hold(dataSource, "worker", other)) {
+            List<Optional<ClaimStore.PollingWorker>> locked = tx.execute(status -> {
+                // waiting would fail the test after 5 s, not hang it
+                jdbc.sql("select set_config('lock_timeout', '5s', true)").query(String.class).single();
+                return store.lockForPoll(List.of(worker, other));
+            });
+            assertThat(locked.get(0)).isPresent();
+            assertThat(locked.get(1)).as("held elsewhere: skipped").isEmpty();
+        }
+        assertThat(ClaimStore.WORKER_POLL_SKIP_LOCKED).contains("for no key update of w skip locked)");
+        assertThat(ClaimStore.WORKER_POLL).doesNotContain("skip locked");
+    }
+
     /** What another connection's attempt to lock the worker's row without waiting meets: free, or the SQL state of its refusal. */
     private String lockedElsewhere(UUID workerId) {
         try (Connection connection = dataSource.getConnection();

@@ -143,6 +143,32 @@ class NextTogetherTest extends BlackboardTest {
     }
 
     /**
+     * A worker's row held by another transaction (an unregister taking its jobs back, an
+     * operator's SQL) holds up that worker's round trip alone: the shared transaction skips the
+     * row, the others push and claim while it is still held, and the busy worker's round trip
+     * runs by itself, waits for the row, and lands once it is free.
+     */
+    @Test
+    void aRoundTripWhoseWorkersRowIsHeldElsewhereWaitsAloneWhileTheOthersLand() throws Exception {
+        UUID busy = workers.get(1);
+        List<Supplier<Api.Response>> calls = List.of(() -> next(workers.get(0)), () -> next(busy),
+                () -> next(workers.get(2)));
+
+        BusyAnswers run = whileAlsoHeld(dataSource, busy, 1, calls, this::whileHeld);
+
+        assertThat(run.othersWhileHeld()).as("the others answered while the busy worker's row was held").isTrue();
+        for (int i = 0; i < 3; i++) {
+            Api.Response answer = run.answers().get(i);
+            assertThat(answer.status()).as(answer.toString()).isEqualTo(200);
+            assertThat(answer.at("/results/0/status").asInt()).isEqualTo(200);
+            assertThat(answer.at("/jobs").size()).as("its freed slot, claimed").isEqualTo(1);
+            assertThat(status(held.get(workers.get(i)))).isEqualTo("PUSHED");
+        }
+        assertThat(jdbc.sql("select count(*) from job_event where kind = 'PUSHED'").query(Long.class).single())
+                .as("each push landed once").isEqualTo(3);
+    }
+
+    /**
      * The queued claims of workers asking for the same blocks go in one statement, but a worker's
      * second round trip in the same transaction claims after its first (in a statement of its own),
      * so the two together stay within its concurrency.

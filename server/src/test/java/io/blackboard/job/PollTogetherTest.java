@@ -125,6 +125,31 @@ class PollTogetherTest extends BlackboardTest {
     }
 
     /**
+     * A worker's row held by another transaction (an unregister taking its jobs back, an
+     * operator's SQL) holds up that worker's poll alone: the shared transaction skips the row,
+     * the others claim while it is still held, and the busy worker's poll runs by itself, waits
+     * for the row, and claims once it is free.
+     */
+    @Test
+    void aPollWhoseWorkersRowIsHeldElsewhereWaitsAloneWhileTheOthersClaim() throws Exception {
+        UUID busy = workers.get(1);
+        List<Supplier<Api.Response>> calls = List.of(() -> patient(workers.get(0), 1), () -> patient(busy, 1),
+                () -> patient(workers.get(2), 1));
+
+        BusyAnswers run = whileAlsoHeld(dataSource, busy, 1, calls, this::whileHeld);
+
+        assertThat(run.othersWhileHeld()).as("the others answered while the busy worker's row was held").isTrue();
+        for (Api.Response answer : run.answers()) {
+            assertThat(answer.status()).as(answer.toString()).isEqualTo(200);
+            assertThat(answer.body().size()).as("one job each").isEqualTo(1);
+        }
+        assertThat(jdbc.sql("select count(*) from job where worker_id = :w and status = 'POLLED'").param("w", busy)
+                .query(Long.class).single()).as("the busy worker's claim, made once its row was free").isEqualTo(1);
+        assertThat(jdbc.sql("select count(*) from job_event where kind = 'CLAIMED'").query(Long.class).single())
+                .as("one CLAIMED event per claim").isEqualTo(3);
+    }
+
+    /**
      * The queued claims of workers asking for the same blocks go in one statement, but a worker's
      * second poll in the same transaction claims after its first (in a statement of its own), so
      * the two together stay within its concurrency.

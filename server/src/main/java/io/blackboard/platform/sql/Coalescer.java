@@ -38,6 +38,14 @@ import org.springframework.lang.Nullable;
  * A caller's {@link ConnectionDeadline} goes with its call: when a batch gets its database
  * connection, the calls whose callers' deadlines passed meanwhile are refused, each by its own
  * deadline, and the others run again without them, so nothing is done for a caller that left.
+ * <p>
+ * A batch that finds some of its calls would have to wait on what another transaction holds (a
+ * row locked by an operator's SQL, say) throws {@link RunAlone} naming them: the others run again
+ * as a batch without them, and each of those runs alone on its caller's own thread, waiting
+ * there, so one call's wait holds up neither the other calls nor the batches behind it. At most
+ * {@code maxInFlight} of them run at once (each may hold a database connection while it waits:
+ * rows held for every worker must not take the whole pool); the others wait their turn without
+ * one.
  *
  * @param <T> what one call asks for
  * @param <R> what it is answered
@@ -70,6 +78,25 @@ public final class Coalescer<T, R> {
     }
 
     /**
+     * Thrown by a batch, before it has done anything: the calls at these positions of the batch
+     * (their order in {@link Batch#run}'s list) must wait on something another transaction holds.
+     * They run alone, each on its caller's thread; the others run again as a batch.
+     */
+    public static final class RunAlone extends RuntimeException {
+
+        private final transient int[] positions;
+
+        public RunAlone(int[] positions) {
+            super(null, null, false, false);
+            this.positions = positions.clone();
+        }
+    }
+
+    /** The answer of a call that its caller is to run alone, on its own thread. */
+    private static final RuntimeException ALONE = new RuntimeException(null, null, false, false) {
+    };
+
+    /**
      * The threads batches run on, shared by every coalescer: as many at once as the coalescers'
      * batches in flight allow, idle ones ending after a minute.
      */
@@ -80,6 +107,8 @@ public final class Coalescer<T, R> {
     private final Predicate<Throwable> oneCallsFault;
     private final int maxWeight;
     private final Semaphore slots;
+    /** Turns of the calls sent back to run alone: as many at once as batches in flight. */
+    private final Semaphore alone;
     private final Executor runners;
     private final ConcurrentLinkedQueue<Call<T, R>> queue = new ConcurrentLinkedQueue<>();
 
@@ -97,6 +126,7 @@ public final class Coalescer<T, R> {
         this.oneCallsFault = oneCallsFault;
         this.maxWeight = maxWeight;
         this.slots = new Semaphore(maxInFlight);
+        this.alone = new Semaphore(maxInFlight);
         this.runners = runners;
     }
 
@@ -115,7 +145,29 @@ public final class Coalescer<T, R> {
         try {
             return call.answer().join();
         } catch (CompletionException e) {
+            if (e.getCause() == ALONE) {
+                return alone(call);
+            }
             throw rethrown(e.getCause());
+        }
+    }
+
+    /**
+     * A call that would wait on another transaction, run alone on its caller's thread in its turn,
+     * its deadline with it (checked when it gets its connection).
+     */
+    private R alone(Call<T, R> call) {
+        alone.acquireUninterruptibly();
+        if (call.deadline() != null) {
+            ConnectionDeadline.beforeFirstConnection(call.deadline());
+        }
+        try {
+            return batch.run(List.of(call.item())).getFirst();
+        } catch (RunAlone again) {
+            throw new IllegalStateException("a call run alone was asked to run alone", again);
+        } finally {
+            ConnectionDeadline.clear();
+            alone.release();
         }
     }
 
@@ -174,6 +226,11 @@ public final class Coalescer<T, R> {
                 runWithout(calls, late.late);
                 return;
             }
+            RunAlone alone = ExceptionUtils.find(failed, RunAlone.class);
+            if (alone != null) {
+                runApart(calls, alone.positions);
+                return;
+            }
             if (calls.size() == 1 || !oneCallsFault.test(failed)) {
                 calls.forEach(call -> call.answer().completeExceptionally(failed));
                 return;
@@ -201,6 +258,25 @@ public final class Coalescer<T, R> {
                 others.add(new Call<>(call.item(), call.weight(), call.answer(), null));
             } catch (RuntimeException refused) {
                 call.answer().completeExceptionally(refused);
+            }
+        }
+        if (!others.isEmpty()) {
+            runBatch(others);
+        }
+    }
+
+    /** Sends the calls at these positions back to their callers to run alone, and runs the others again as a batch. */
+    private void runApart(List<Call<T, R>> calls, int[] positions) {
+        boolean[] apart = new boolean[calls.size()];
+        for (int position : positions) {
+            apart[position] = true;
+        }
+        List<Call<T, R>> others = new ArrayList<>();
+        for (int i = 0; i < calls.size(); i++) {
+            if (apart[i]) {
+                calls.get(i).answer().completeExceptionally(ALONE);
+            } else {
+                others.add(calls.get(i));
             }
         }
         if (!others.isEmpty()) {

@@ -15,6 +15,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Predicate;
+import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
 
 class CoalescerTest {
@@ -166,6 +167,105 @@ class CoalescerTest {
         }
         assertThat(batches).hasSize(2);
         assertThat(batches.get(1)).containsExactlyInAnyOrder(1, 3);
+    }
+
+    /**
+     * A batch that finds one of its calls would wait on another transaction (call 50, while
+     * {@code busy} is held) sends it back: the others are answered by a batch without it while it
+     * still waits, alone, on its caller's own thread with its caller's deadline armed there; the
+     * batch's slot is free meanwhile, so later calls are answered too.
+     */
+    @Test
+    void aCallABatchSendsBackRunsAloneOnItsCallersThreadWhileTheOthersAreAnswered() throws Exception {
+        CountDownLatch busy = new CountDownLatch(1);
+        List<Thread> aloneOn = Collections.synchronizedList(new ArrayList<>());
+        AtomicBoolean deadlineArmed = new AtomicBoolean();
+        Coalescer<Integer, String> coalescer = new Coalescer<>(calls -> {
+            if (calls.contains(0)) {
+                inFlight.countDown();
+                await(release);
+            }
+            if (calls.size() > 1 && calls.contains(50)) {
+                throw new Coalescer.RunAlone(new int[] {calls.indexOf(50)});
+            }
+            if (calls.contains(50)) {
+                aloneOn.add(Thread.currentThread());
+                deadlineArmed.set(ConnectionDeadline.take() != null);
+                await(busy);
+            }
+            return answer(calls);
+        }, ONE_CALLS_FAULT, 1, 100);
+        try (ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor()) {
+            Future<String> first = runHeld(threads, coalescer);
+            Future<String> one = threads.submit(() -> coalescer.run(1, 1));
+            Future<String> fifty = threads.submit(() -> {
+                ConnectionDeadline.beforeFirstConnection(new ConnectionDeadline.Armed(() -> false, () -> {
+                }));
+                return coalescer.run(50, 1);
+            });
+            Future<String> two = threads.submit(() -> coalescer.run(2, 1));
+            awaitQueued(coalescer, 3);
+            release.countDown();
+
+            assertThat(first.get(10, TimeUnit.SECONDS)).isEqualTo("answer 0");
+            assertThat(one.get(10, TimeUnit.SECONDS)).isEqualTo("answer 1");
+            assertThat(two.get(10, TimeUnit.SECONDS)).isEqualTo("answer 2");
+            assertThat(coalescer.run(3, 1)).as("no slot held by the call waiting alone").isEqualTo("answer 3");
+            assertThat(fifty).as("still waiting alone").isNotDone();
+
+            busy.countDown();
+            assertThat(fifty.get(10, TimeUnit.SECONDS)).isEqualTo("answer 50");
+        }
+        assertThat(aloneOn).singleElement().matches(Thread::isVirtual, "the caller's own (virtual) thread");
+        assertThat(deadlineArmed).as("the caller's deadline went with it").isTrue();
+        assertThat(batches).containsExactly(List.of(0), List.of(1, 2), List.of(3), List.of(50));
+    }
+
+    /**
+     * Calls sent back to run alone take turns, no more at once than batches in flight (each may
+     * hold a database connection while it waits): rows held for every worker do not take the
+     * whole pool.
+     */
+    @Test
+    void callsSentBackRunAloneNoMoreAtOnceThanBatchesInFlight() throws Exception {
+        CountDownLatch busy = new CountDownLatch(1);
+        AtomicInteger aloneNow = new AtomicInteger();
+        AtomicInteger aloneMost = new AtomicInteger();
+        Coalescer<Integer, String> coalescer = new Coalescer<>(calls -> {
+            if (calls.contains(0)) {
+                inFlight.countDown();
+                await(release);
+            }
+            int[] apart = IntStream.range(0, calls.size()).filter(i -> calls.get(i) >= 50).toArray();
+            if (calls.size() > 1 && apart.length > 0) {
+                throw new Coalescer.RunAlone(apart);
+            }
+            if (calls.getFirst() >= 50) {
+                aloneMost.accumulateAndGet(aloneNow.incrementAndGet(), Math::max);
+                await(busy);
+                aloneNow.decrementAndGet();
+            }
+            return answer(calls);
+        }, ONE_CALLS_FAULT, 1, 100);
+        try (ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor()) {
+            Future<String> first = runHeld(threads, coalescer);
+            List<Future<String>> queued = new ArrayList<>();
+            for (int call : List.of(50, 1, 51, 52)) {
+                queued.add(threads.submit(() -> coalescer.run(call, 1)));
+            }
+            awaitQueued(coalescer, 4);
+            release.countDown();
+
+            assertThat(first.get(10, TimeUnit.SECONDS)).isEqualTo("answer 0");
+            assertThat(queued.get(1).get(10, TimeUnit.SECONDS)).isEqualTo("answer 1");
+            Thread.sleep(200); // time for more than one to start, were they not taking turns
+            assertThat(aloneNow.get()).isEqualTo(1);
+            busy.countDown();
+            for (int i : List.of(0, 2, 3)) {
+                assertThat(queued.get(i).get(10, TimeUnit.SECONDS)).startsWith("answer 5");
+            }
+        }
+        assertThat(aloneMost.get()).isEqualTo(1);
     }
 
     /** A deadline that says it passed but does not refuse: its call runs once, without looping on it. */
