@@ -1,6 +1,6 @@
 -- Raw-SQL ceiling of the single enqueue: one job row per autocommitted statement, with what the
 -- table requires (id, function block, type) and the driver's payload; every other column is its
--- default. No audit row (the server also writes the CREATED event). The ids count up per client
+-- default, as the server's for a job created PENDING (no CREATED row: read from the job's). The ids count up per client
 -- from :base (the driver's, clear of every other id), so each lands at the right edge of the
 -- primary key as the server's time-ordered ids do. pgbench variables live across transactions:
 -- :n is the client's count, from -D n=0. :fb is the function block.

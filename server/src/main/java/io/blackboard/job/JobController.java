@@ -154,7 +154,7 @@ class JobController {
     ResponseEntity<List<JobEvent>> events(@PathVariable UUID id,
             @RequestParam(required = false) @Nullable String after,
             @RequestParam(defaultValue = "1000") @Min(1) @Max(1000) int limit) {
-        long from = 0;
+        long from = JobStore.FIRST_EVENT;
         if (after != null) {
             String position = NextPage.decode(after);
             if (position == null || !position.matches("e\\d{1,18}")) {

@@ -29,7 +29,10 @@ class JobStore {
 
     /**
      * A job whose run_at (given, or now plus its delay on the database clock) is still ahead is
-     * SCHEDULED: not claimable until {@link DueJobs} finds it due.
+     * SCHEDULED: not claimable until {@link DueJobs} finds it due. The job row is its creation: a
+     * job created PENDING has no CREATED row in {@code job_event} ({@link #JOB_EVENTS} shows it from
+     * the row, as event 0 at {@code created_at}); a SCHEDULED one has, with the run_at asked for,
+     * which a retry moves later.
      */
     static final String JOB_INSERT = """
             with inserted as (
@@ -47,8 +50,8 @@ class JobStore {
                 returning *),
             events as (
                 insert into job_event (job_id, kind, attempt, actor, detail)
-                select id, 'CREATED', 0, 'engine', case when status = 'SCHEDULED' then 'runAt ' || run_at end
-                  from inserted)
+                select id, 'CREATED', 0, 'engine', 'runAt ' || run_at
+                  from inserted where status = 'SCHEDULED')
             select %s from inserted j
             """.formatted(INPUT, JobRows.COLUMNS);
 
@@ -97,13 +100,26 @@ class JobStore {
 
     static final String JOB_FIND_MANY = "select " + JobRows.COLUMNS + " from job j where j.id = any (cast(:ids as uuid[]))";
 
-    /** A job's events after an event id (0: from the first), a range of {@code job_event_by_job}. */
+    /**
+     * A job's events after an event id ({@link #FIRST_EVENT}: from the first), a range of
+     * {@code job_event_by_job}. A job without a CREATED row (every job created PENDING since
+     * they stopped being written) has its CREATED event from its row: id 0, before every other.
+     */
     static final String JOB_EVENTS = """
+            select 0 as id, 'CREATED' as kind, 0 as attempt, cast(null as uuid) as worker_id, 'engine' as actor,
+                   cast(null as text) as detail, j.created_at as at
+              from job j
+             where j.id = :id and :after < 0
+               and not exists (select 1 from job_event c where c.job_id = j.id and c.kind = 'CREATED')
+            union all
             select id, kind, attempt, worker_id, actor, detail, at from job_event
              where job_id = :id and id > :after
              order by id
              limit :limit
             """;
+
+    /** The position before a job's first event: its CREATED event's id is 0 when read from the job row. */
+    static final long FIRST_EVENT = -1;
 
     static final String JOB_CANCEL = """
             with cancelled as (

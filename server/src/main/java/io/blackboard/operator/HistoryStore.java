@@ -54,7 +54,8 @@ class HistoryStore {
      * a minute's row and its blocks' rows appear together or not at all, and a minute another
      * replica wrote meanwhile is left as it is ({@code on conflict do nothing}). Claims and results
      * are read by time on {@code job_event_at}; each claim looks back, on {@code job_event_by_job},
-     * for the event that made its job claimable, and each result for the claim of its attempt, on
+     * for the event that made its job claimable (its creation, on the job's primary key, when no event
+     * did: a job created PENDING has no CREATED row), and each result for the claim of its attempt, on
      * {@code job_event_claimed_once}. Jobs created and ended come from the job table's time indexes.
      * The depth and the workers are counted now, for {@code :snapshot} (null: none), the jobs held on
      * the deadline index (which only a query naming the deadline can use; every POLLED job has one).
@@ -67,7 +68,8 @@ class HistoryStore {
                                     where h.minute = m.minute
                                       and h.minute between cast(:first as timestamptz) and cast(:last as timestamptz))),
             claims as (
-                select date_trunc('minute', c.at) as minute, extract(epoch from c.at - ready.at)::float8 * 1000 as ms
+                select date_trunc('minute', c.at) as minute,
+                       extract(epoch from c.at - coalesce(ready.at, created.at))::float8 * 1000 as ms
                   from job_event c
                   left join lateral (
                       select e.at from job_event e
@@ -75,6 +77,8 @@ class HistoryStore {
                          and e.kind in ('CREATED', 'DUE', 'REQUEUED', 'RELEASED', 'RERUN')
                        order by e.id desc
                        limit 1) ready on true
+                  left join lateral (
+                      select j.created_at as at from job j where j.id = c.job_id and ready.at is null) created on true
                  where c.kind = 'CLAIMED'
                    and c.at >= cast(:first as timestamptz) and c.at < cast(:last as timestamptz) + interval '1 minute'),
             runs as (

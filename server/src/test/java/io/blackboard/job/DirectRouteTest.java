@@ -340,7 +340,7 @@ class DirectRouteTest extends BlackboardTest {
     }
 
     private List<String> kinds(UUID jobId) {
-        return jdbc.sql("select kind from job_event where job_id = ? order by id").param(jobId)
-                .query(String.class).list();
+        return jdbc.sql(JobStore.JOB_EVENTS).param("id", jobId).param("after", JobStore.FIRST_EVENT)
+                .param("limit", 1000).query((rs, n) -> rs.getString("kind")).list();
     }
 }

@@ -74,6 +74,15 @@ class JobListTest extends BlackboardTest {
         Api.Response rest = api.get(next(events));
         assertThat(kinds(rest)).containsExactly("PUSHED");
         assertThat(rest.headers().firstValue("Link")).as("the last page").isEmpty();
+        // one at a time: the CREATED event (read from the job row, id 0) is a position to page on from
+        List<String> oneByOne = new java.util.ArrayList<>();
+        Api.Response page = api.get("/blackboard/jobs/" + created.getFirst() + "/events?limit=1");
+        oneByOne.addAll(kinds(page));
+        while (page.headers().firstValue("Link").isPresent()) {
+            page = api.get(next(page));
+            oneByOne.addAll(kinds(page));
+        }
+        assertThat(oneByOne).containsExactly("CREATED", "CLAIMED", "PUSHED");
 
         Api.Response jobs = api.get("/workers/" + worker + "/jobs?limit=2");
         Api.Response more = api.get(next(jobs));

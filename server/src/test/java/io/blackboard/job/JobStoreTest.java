@@ -7,6 +7,7 @@ import io.blackboard.Api;
 import io.blackboard.QueryPlan;
 import io.blackboard.TestRows;
 import java.sql.SQLException;
+import java.time.OffsetDateTime;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -41,7 +42,8 @@ class JobStoreTest extends BlackboardTest {
         assertThat(store.insert(again, true)).isEmpty();
         assertThat(row(id)).isEqualTo(created);
         assertThat(count("job")).isEqualTo(1);
-        assertThat(count("job_event")).as("one CREATED event").isEqualTo(1);
+        assertThat(store.events(id, JobStore.FIRST_EVENT, 1000)).extracting(JobEvent::kind)
+                .as("one CREATED event").containsExactly(EventKind.CREATED);
         assertThat(store.matchIdempotencyKeys(again)).containsExactly(new JobStore.KeyMatch(0, id, true));
         assertThat(store.matchIdempotencyKeys(keyedJob(UUID.randomUUID(), 2)))
                 .containsExactly(new JobStore.KeyMatch(0, id, false));
@@ -62,7 +64,7 @@ class JobStoreTest extends BlackboardTest {
         assertThat(store.cancel(pushed)).isFalse();
         assertThat(row(cancelled)).isEqualTo(rowCancelled);
         assertThat(row(pushed)).isEqualTo(rowPushed);
-        assertThat(store.events(cancelled, 0, 1000)).extracting(JobEvent::kind)
+        assertThat(store.events(cancelled, JobStore.FIRST_EVENT, 1000)).extracting(JobEvent::kind)
                 .containsExactly(EventKind.CREATED, EventKind.CANCELLED);
     }
 
@@ -70,7 +72,9 @@ class JobStoreTest extends BlackboardTest {
      * Jobs without keys go in by a plain insert: {@code on conflict} would make each row a
      * speculative insertion (a lock and a second WAL record per row) although a keyless row
      * cannot conflict. That statement is the keyed one without its conflict clause, and inserts
-     * every row with its CREATED event.
+     * every row with its CREATED event: none written for a job created PENDING (the job row is its
+     * creation, read back as event 0 before every other), one with the time asked for a SCHEDULED
+     * job (a retry moves its run_at).
      */
     @Test
     void keylessJobsGoInByAPlainInsertWithTheirEvents() {
@@ -80,11 +84,29 @@ class JobStoreTest extends BlackboardTest {
                 .isEqualTo(JobStore.JOB_INSERT.replaceAll("\\n\\s*on conflict [^\\n]*", ""));
         UUID first = UUID.randomUUID();
         UUID second = UUID.randomUUID();
-        String keyless = Api.json(List.of(job(0, first, 1, null), job(1, second, 1, null)));
+        UUID scheduled = UUID.randomUUID();
+        String keyless = Api.json(List.of(job(0, first, 1, null), job(1, second, 1, null),
+                withRunAt(job(2, scheduled, 1, null), "2100-01-01T00:00:00Z")));
 
-        assertThat(store.insert(keyless, false)).extracting(JobView::id).containsExactly(first, second);
-        assertThat(count("job")).isEqualTo(2);
-        assertThat(store.events(second, 0, 1000)).extracting(JobEvent::kind).containsExactly(EventKind.CREATED);
+        assertThat(store.insert(keyless, false)).extracting(JobView::id).containsExactly(first, second, scheduled);
+        assertThat(count("job")).isEqualTo(3);
+        assertThat(jdbc.sql("select job_id from job_event where kind = 'CREATED'").query(UUID.class).list())
+                .as("a CREATED row for the SCHEDULED job only").containsExactly(scheduled);
+        for (UUID id : List.of(first, second)) {
+            assertThat(store.events(id, JobStore.FIRST_EVENT, 1000)).singleElement().satisfies(created -> {
+                assertThat(created.kind()).isEqualTo(EventKind.CREATED);
+                assertThat(created.id()).isZero();
+                assertThat(created.actor()).isEqualTo("engine");
+                assertThat(created.at()).isEqualTo(jdbc.sql("select created_at from job where id = :id")
+                        .param("id", id).query(OffsetDateTime.class).single());
+            });
+            assertThat(store.events(id, 0, 1000)).as("after event 0").isEmpty();
+        }
+        assertThat(store.events(scheduled, JobStore.FIRST_EVENT, 1000)).singleElement().satisfies(created -> {
+            assertThat(created.kind()).isEqualTo(EventKind.CREATED);
+            assertThat(created.id()).isPositive();
+            assertThat(created.detail()).startsWith("runAt 2100-01-01");
+        });
     }
 
     /**
@@ -140,7 +162,8 @@ class JobStoreTest extends BlackboardTest {
         QueryPlan.of(dataSource, JobStore.JOB_MATCH_IDEMPOTENCY_KEYS,
                 new MapSqlParameterSource("jobs", keyedJob(UUID.randomUUID(), 1))).assertProbes("job_idempotency_key");
         QueryPlan.of(dataSource, JobStore.JOB_EVENTS, new MapSqlParameterSource("id", UUID.randomUUID())
-                .addValue("after", 0).addValue("limit", 1000)).assertProbes("job_event_by_job");
+                .addValue("after", JobStore.FIRST_EVENT).addValue("limit", 1000))
+                .assertProbes("job_pkey", "job_event_by_job");
     }
 
     /** The insert's input for one job of echo with idempotency key "k", as JobService writes it. */
@@ -153,6 +176,11 @@ class JobStoreTest extends BlackboardTest {
         Map<String, Object> job = new HashMap<>(Map.of("ord", ord, "id", id, "function_block_id", echo,
                 "type", "EXECUTE", "payload", Map.of("n", n), "priority", 0, "max_attempts", 1, "selector", Map.of()));
         job.put("idempotency_key", key);
+        return job;
+    }
+
+    private static Map<String, Object> withRunAt(Map<String, Object> job, String runAt) {
+        job.put("run_at", runAt);
         return job;
     }
 }

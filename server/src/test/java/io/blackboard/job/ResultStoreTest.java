@@ -51,7 +51,7 @@ class ResultStoreTest extends BlackboardTest {
         assertThat(store.deleteExpired(RETENTION, 10).deleted()).isEqualTo(1);
         assertThat(store.deleteExpired(RETENTION, 10)).isEqualTo(new ResultStore.Reaped(0, 0));
         assertThat(jobs.findMany(created)).extracting(JobView::id).containsExactly(recent);
-        assertThat(jobs.events(held, 0, 1000)).isEmpty();
+        assertThat(jobs.events(held, JobStore.FIRST_EVENT, 1000)).isEmpty();
     }
 
     /**
