@@ -66,6 +66,12 @@ public record QueryPlan(JsonNode json) {
         return explain(dataSource, sql, params, "auto", true, null);
     }
 
+    /** {@link #analyze}, of the generic plan: the one a prepared statement may settle on for any values. */
+    public static QueryPlan analyzeGeneric(DataSource dataSource, String sql, SqlParameterSource params)
+            throws SQLException {
+        return explain(dataSource, sql, params, "force_generic_plan", true, null);
+    }
+
     private static QueryPlan explain(DataSource dataSource, String sql, SqlParameterSource params,
             String planCacheMode, boolean analyze, String dropped) throws SQLException {
         Prepared prepared = Prepared.of(sql, params);
@@ -74,6 +80,8 @@ public record QueryPlan(JsonNode json) {
             try {
                 if (!analyze) {
                     statement.execute("set local enable_seqscan = off");
+                }
+                if (!analyze || !planCacheMode.equals("auto")) {
                     statement.execute("set local plan_cache_mode = " + planCacheMode);
                 }
                 if (dropped != null) {
@@ -109,6 +117,14 @@ public record QueryPlan(JsonNode json) {
     public long buffersOf(String index) {
         return json.findParents("Index Name").stream().filter(node -> node.get("Index Name").asString().equals(index))
                 .mapToLong(node -> node.get("Shared Hit Blocks").asLong() + node.get("Shared Read Blocks").asLong())
+                .sum();
+    }
+
+    /** Rows the scans of this table (by any index, or whole) returned in an {@link #analyze analyzed} plan, over all their loops. */
+    public long rowsFrom(String table) {
+        return json.findParents("Relation Name").stream()
+                .filter(node -> node.get("Relation Name").asString().equals(table))
+                .mapToLong(node -> node.get("Actual Rows").asLong() * node.get("Actual Loops").asLong())
                 .sum();
     }
 

@@ -1,6 +1,9 @@
 package io.blackboard.job;
 
-/** What a line of a job's audit trail records: one per transition, written by the statement that makes it. */
+/**
+ * What a line of a job's audit trail records: one per transition, written by the statement that
+ * makes it; a job created to run at once has its CREATED line from its row ({@link JobService#events}).
+ */
 enum EventKind {
     CREATED, CLAIMED, RELEASED, REQUEUED, PUSHED, FAILED, CANCELLED,
     /** A reported failure scheduled to run again under the job's retry policy. */

@@ -147,7 +147,7 @@ class JobController {
     }
 
     @Operation(summary = "A job's audit trail", description = "Every transition with its attempt, worker, actor "
-            + "and database time.")
+            + "and database time. The CREATED event of a job created to run at once is read from the job: id 0.")
     @ApiResponse(responseCode = "200", description = "A page of events, oldest first", headers = @Header(name = "Link",
             description = "<the next page's URL>; rel=\"next\", when the page is full"))
     @GetMapping("/jobs/{id}/events")

@@ -291,10 +291,23 @@ class JobService {
                 new JobFilter.Cursor(last.createdAt(), last.id()).encode());
     }
 
+    /**
+     * A job's audit trail after an event id ({@link JobStore#FIRST_EVENT}: from the first). A job
+     * created PENDING has no CREATED row (its row is its creation): its CREATED event is read from
+     * the job, id 0 at its creation time, before every other. A CREATED row, where there is one (a
+     * SCHEDULED job's, an OJS enqueue's, a job created before the rows stopped), is the job's first.
+     */
     @Transactional(readOnly = true)
     List<JobEvent> events(UUID id, long after, int limit) {
-        find(id);
-        return store.events(id, after, limit);
+        JobView job = find(id);
+        List<JobEvent> stored = store.events(id, after, limit);
+        if (after >= 0 || (!stored.isEmpty() && stored.getFirst().kind() == EventKind.CREATED)) {
+            return stored;
+        }
+        List<JobEvent> events = new ArrayList<>(Math.min(stored.size() + 1, limit));
+        events.add(new JobEvent(0, EventKind.CREATED, 0, null, "engine", null, job.createdAt()));
+        events.addAll(stored.subList(0, Math.min(stored.size(), limit - 1)));
+        return events;
     }
 
     /** Jobs one bulk-cancel transaction ends; a larger cancel commits in several. */

@@ -101,24 +101,18 @@ class JobStore {
     static final String JOB_FIND_MANY = "select " + JobRows.COLUMNS + " from job j where j.id = any (cast(:ids as uuid[]))";
 
     /**
-     * A job's events after an event id ({@link #FIRST_EVENT}: from the first), a range of
-     * {@code job_event_by_job}. A job without a CREATED row (every job created PENDING since
-     * they stopped being written) has its CREATED event from its row: id 0, before every other.
+     * A job's stored events after an event id ({@link #FIRST_EVENT}: from the first), a range of
+     * {@code job_event_by_job} read in order up to the limit, whatever the job's number of events.
+     * A job created PENDING has no CREATED row: {@link JobService#events} adds it from the job.
      */
     static final String JOB_EVENTS = """
-            select 0 as id, 'CREATED' as kind, 0 as attempt, cast(null as uuid) as worker_id, 'engine' as actor,
-                   cast(null as text) as detail, j.created_at as at
-              from job j
-             where j.id = :id and :after < 0
-               and not exists (select 1 from job_event c where c.job_id = j.id and c.kind = 'CREATED')
-            union all
             select id, kind, attempt, worker_id, actor, detail, at from job_event
              where job_id = :id and id > :after
              order by id
              limit :limit
             """;
 
-    /** The position before a job's first event: its CREATED event's id is 0 when read from the job row. */
+    /** The position before a job's first event (its CREATED event is id 0 when read from the job row). */
     static final long FIRST_EVENT = -1;
 
     static final String JOB_CANCEL = """

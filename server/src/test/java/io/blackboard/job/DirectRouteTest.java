@@ -37,6 +37,9 @@ class DirectRouteTest extends BlackboardTest {
     @Autowired
     MeterRegistry registry;
 
+    @Autowired
+    JobService jobService;
+
     @BeforeEach
     void workerWithJobs() {
         workerServingEcho(Map.of("concurrency", 1));
@@ -340,7 +343,6 @@ class DirectRouteTest extends BlackboardTest {
     }
 
     private List<String> kinds(UUID jobId) {
-        return jdbc.sql(JobStore.JOB_EVENTS).param("id", jobId).param("after", JobStore.FIRST_EVENT)
-                .param("limit", 1000).query((rs, n) -> rs.getString("kind")).list();
+        return jobService.events(jobId, JobStore.FIRST_EVENT, 1000).stream().map(event -> event.kind().name()).toList();
     }
 }

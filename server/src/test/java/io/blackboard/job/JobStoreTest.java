@@ -29,6 +29,9 @@ class JobStoreTest extends BlackboardTest {
     JobStore store;
 
     @Autowired
+    JobService jobs;
+
+    @Autowired
     DataSource dataSource;
 
     @Test
@@ -42,7 +45,7 @@ class JobStoreTest extends BlackboardTest {
         assertThat(store.insert(again, true)).isEmpty();
         assertThat(row(id)).isEqualTo(created);
         assertThat(count("job")).isEqualTo(1);
-        assertThat(store.events(id, JobStore.FIRST_EVENT, 1000)).extracting(JobEvent::kind)
+        assertThat(jobs.events(id, JobStore.FIRST_EVENT, 1000)).extracting(JobEvent::kind)
                 .as("one CREATED event").containsExactly(EventKind.CREATED);
         assertThat(store.matchIdempotencyKeys(again)).containsExactly(new JobStore.KeyMatch(0, id, true));
         assertThat(store.matchIdempotencyKeys(keyedJob(UUID.randomUUID(), 2)))
@@ -64,7 +67,7 @@ class JobStoreTest extends BlackboardTest {
         assertThat(store.cancel(pushed)).isFalse();
         assertThat(row(cancelled)).isEqualTo(rowCancelled);
         assertThat(row(pushed)).isEqualTo(rowPushed);
-        assertThat(store.events(cancelled, JobStore.FIRST_EVENT, 1000)).extracting(JobEvent::kind)
+        assertThat(jobs.events(cancelled, JobStore.FIRST_EVENT, 1000)).extracting(JobEvent::kind)
                 .containsExactly(EventKind.CREATED, EventKind.CANCELLED);
     }
 
@@ -93,16 +96,16 @@ class JobStoreTest extends BlackboardTest {
         assertThat(jdbc.sql("select job_id from job_event where kind = 'CREATED'").query(UUID.class).list())
                 .as("a CREATED row for the SCHEDULED job only").containsExactly(scheduled);
         for (UUID id : List.of(first, second)) {
-            assertThat(store.events(id, JobStore.FIRST_EVENT, 1000)).singleElement().satisfies(created -> {
+            assertThat(jobs.events(id, JobStore.FIRST_EVENT, 1000)).singleElement().satisfies(created -> {
                 assertThat(created.kind()).isEqualTo(EventKind.CREATED);
                 assertThat(created.id()).isZero();
                 assertThat(created.actor()).isEqualTo("engine");
                 assertThat(created.at()).isEqualTo(jdbc.sql("select created_at from job where id = :id")
                         .param("id", id).query(OffsetDateTime.class).single());
             });
-            assertThat(store.events(id, 0, 1000)).as("after event 0").isEmpty();
+            assertThat(jobs.events(id, 0, 1000)).as("after event 0").isEmpty();
         }
-        assertThat(store.events(scheduled, JobStore.FIRST_EVENT, 1000)).singleElement().satisfies(created -> {
+        assertThat(jobs.events(scheduled, JobStore.FIRST_EVENT, 1000)).singleElement().satisfies(created -> {
             assertThat(created.kind()).isEqualTo(EventKind.CREATED);
             assertThat(created.id()).isPositive();
             assertThat(created.detail()).startsWith("runAt 2100-01-01");
@@ -158,12 +161,50 @@ class JobStoreTest extends BlackboardTest {
     void aKeyedCreateAndAJobsEventsReadTheirIndexes() throws SQLException {
         workerServingEcho(Map.of());
         TestRows.jobsInEveryState(jdbc, echo, 1000);
+        jdbc.sql("insert into job_event (job_id, kind, attempt, actor) select id, 'PROGRESS', 1, 'worker' from job, "
+                + "generate_series(1, 3)").update();
+        jdbc.sql("analyze job_event").update(); // the statistics of these events, not of an earlier test's
 
         QueryPlan.of(dataSource, JobStore.JOB_MATCH_IDEMPOTENCY_KEYS,
                 new MapSqlParameterSource("jobs", keyedJob(UUID.randomUUID(), 1))).assertProbes("job_idempotency_key");
         QueryPlan.of(dataSource, JobStore.JOB_EVENTS, new MapSqlParameterSource("id", UUID.randomUUID())
-                .addValue("after", JobStore.FIRST_EVENT).addValue("limit", 1000))
-                .assertProbes("job_pkey", "job_event_by_job");
+                .addValue("after", JobStore.FIRST_EVENT).addValue("limit", 1000)).assertProbes("job_event_by_job");
+    }
+
+    /**
+     * A page of a job's events reads that page of {@code job_event}, not every event of the job (a long job reports progress for hours), first page or later, in the plan for these
+     * values and in the generic one a prepared statement may settle on.
+     */
+    @Test
+    void aPageOfAJobsEventsReadsThatPageNotTheJobsEvents() throws SQLException {
+        workerServingEcho(Map.of());
+        UUID job = createJob(echo, Map.of());
+        assertThat(claim(worker, 1)).containsExactly(job);
+        TestRows.jobsInEveryState(jdbc, echo, 1000); // a thousand other jobs with a few events each
+        jdbc.sql("""
+                insert into job_event (job_id, kind, attempt, actor)
+                select j.id, 'PROGRESS', 1, 'worker' from job j, generate_series(1, 5) n where j.id <> :id
+                """).param("id", job).update();
+        jdbc.sql("""
+                insert into job_event (job_id, kind, attempt, worker_id, actor, detail)
+                select :id, 'PROGRESS', 1, :worker, 'worker', 'step ' || n from generate_series(1, 5000) n
+                """).param("id", job).param("worker", worker).update();
+        jdbc.sql("analyze job_event").update();
+        long middle = jdbc.sql("select id from job_event where job_id = :id and detail = 'step 2500'").param("id", job)
+                .query(Long.class).single();
+        for (long after : new long[] {JobStore.FIRST_EVENT, middle}) {
+            MapSqlParameterSource page = new MapSqlParameterSource("id", job).addValue("after", after)
+                    .addValue("limit", 11);
+            assertThat(store.events(job, after, 11)).hasSize(11);
+            for (QueryPlan plan : List.of(QueryPlan.analyze(dataSource, JobStore.JOB_EVENTS, page),
+                    QueryPlan.analyzeGeneric(dataSource, JobStore.JOB_EVENTS, page))) {
+                assertThat(plan.rowsFrom("job_event")).as(plan::toString).isLessThanOrEqualTo(11 + 1);
+            }
+        }
+        assertThat(jobs.events(job, JobStore.FIRST_EVENT, 3)).extracting(JobEvent::kind)
+                .containsExactly(EventKind.CREATED, EventKind.CLAIMED, EventKind.PROGRESS);
+        assertThat(jobs.events(job, 0, 2)).extracting(JobEvent::kind)
+                .containsExactly(EventKind.CLAIMED, EventKind.PROGRESS);
     }
 
     /** The insert's input for one job of echo with idempotency key "k", as JobService writes it. */
