@@ -36,6 +36,7 @@ class WorkerJobController {
     /** A push and a busy worker's round trip, also answered without Spring MVC: {@link DirectJobRoutes}. */
     static final String PUSH = "/blackboard/job/result";
     static final String NEXT = "/blackboard/job/next";
+    static final String POLL = "/blackboard/job";
 
     private final ClaimService claims;
     private final PushService pushes;
@@ -66,8 +67,9 @@ class WorkerJobController {
             + "or waitMs plus the answer margin) passed before a claim could start")
     @io.swagger.v3.oas.annotations.parameters.RequestBody(content = @Content(examples = @ExampleObject(value = """
             {"workerId": "01a2011d-6ef8-77fd-9a3c-2b4e1f0a7c55", "limit": 1, "waitMs": 20000}""")))
-    @PostMapping("/blackboard/job")
+    @PostMapping(POLL)
     List<JobView> poll(@Valid @RequestBody PollRequest request, HttpServletRequest http) throws InterruptedException {
+        DirectRoutes.rethrowDirectFailure(http); // what its direct call threw (DirectJobRoutes), answered here
         access.requireMayActAs(request.workerId());
         return claims.poll(request, Caller.of(http));
     }

@@ -22,8 +22,8 @@ import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * {@code POST /blackboard/job/next}, {@code /blackboard/job/result}, {@code /blackboard/jobs} and
- * {@code /workers/{id}/ping} answered without Spring MVC (DirectRoutes): the same answer
+ * {@code POST /blackboard/job}, {@code /blackboard/job/next}, {@code /blackboard/job/result},
+ * {@code /blackboard/jobs} and {@code /workers/{id}/ping} answered without Spring MVC (DirectRoutes): the same answer
  * as through Spring MVC, and every request it does not answer (another media type, a body of
  * undeclared length, a bad body, a refusal) answered by Spring MVC exactly as before, with
  * nothing done twice.
@@ -173,10 +173,11 @@ class DirectRouteTest extends BlackboardTest {
         Raw direct = send("/blackboard/job/result", push(first), "application/json", JSON_ACCEPT, false);
         assertThat(direct.status()).as(direct.body()).isEqualTo(200);
         assertThat(direct()).isEqualTo(before + 1);
-        UUID second = claim(worker, 1).getFirst();
+        UUID second = claim(worker, 1).getFirst(); // a poll: answered directly too
+        assertThat(direct()).isEqualTo(before + 2);
         Raw throughMvc = send("/blackboard/job/result", push(second), "application/json", JSON_ACCEPT, true);
         assertThat(throughMvc.status()).as(throughMvc.body()).isEqualTo(200);
-        assertThat(direct()).isEqualTo(before + 1);
+        assertThat(direct()).isEqualTo(before + 2);
         assertThat(direct.headers()).isEqualTo(throughMvc.headers());
         assertThat(fields(JSON.readTree(direct.body()))).isEqualTo(fields(JSON.readTree(throughMvc.body())));
         assertThat(jobs).containsExactlyInAnyOrder(first, second);
@@ -187,7 +188,60 @@ class DirectRouteTest extends BlackboardTest {
                 JSON_ACCEPT, false);
         assertProblem(raw(stale), 409, "");
         assertThat(kinds(first)).containsExactly("CREATED", "CLAIMED", "PUSHED");
-        assertThat(direct()).as("the repeat answered directly, the conflict by Spring MVC").isEqualTo(before + 2);
+        assertThat(direct()).as("the repeat answered directly, the conflict by Spring MVC").isEqualTo(before + 3);
+    }
+
+    @Test
+    void aPollIsAnsweredDirectlyWithTheAnswerSpringMvcGivesAndRefusedAsBefore() throws Exception {
+        List<UUID> jobs = createJobs(echo, 2);
+        long timedBefore = settledTimed("/blackboard/job");
+        double before = direct();
+        String poll = Api.json(Map.of("workerId", worker, "limit", 1));
+
+        Raw direct = send("/blackboard/job", poll, "application/json", JSON_ACCEPT, false);
+        assertThat(direct.status()).as(direct.body()).isEqualTo(200);
+        assertThat(direct()).isEqualTo(before + 1);
+        JsonNode first = JSON.readTree(direct.body());
+        assertThat(first.at("/0/id").asString()).isEqualTo(jobs.get(0).toString());
+        assertThat(push(jobs.get(0), worker, Map.of()).status()).isEqualTo(200); // a push, answered directly
+        Raw throughMvc = send("/blackboard/job", poll, "application/json", JSON_ACCEPT, true);
+        assertThat(throughMvc.status()).as(throughMvc.body()).isEqualTo(200);
+        assertThat(direct()).as("chunked: through Spring MVC").isEqualTo(before + 2);
+        JsonNode second = JSON.readTree(throughMvc.body());
+        assertThat(second.at("/0/id").asString()).isEqualTo(jobs.get(1).toString());
+        assertThat(direct.headers()).isEqualTo(throughMvc.headers());
+        assertThat(fields(first.get(0))).isEqualTo(fields(second.get(0)));
+        for (String same : List.of("/0/attempt", "/0/status", "/0/functionBlockId", "/0/type", "/0/workerId")) {
+            assertThat(first.at(same).isMissingNode()).as(same).isFalse();
+            assertThat(first.at(same)).as(same).isEqualTo(second.at(same));
+        }
+        awaitTimed("/blackboard/job", timedBefore + 2);
+
+        // a long poll answered directly: it waits, then takes the job created meanwhile
+        assertThat(push(jobs.get(1), worker, Map.of()).status()).isEqualTo(200);
+        double beforeWaiting = direct();
+        var waiting = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+            try {
+                return send("/blackboard/job", Api.json(Map.of("workerId", worker, "limit", 1, "waitMs", 10_000)),
+                        "application/json", JSON_ACCEPT, false);
+            } catch (IOException | InterruptedException e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        UUID later = createJob(echo, Map.of()); // a create, answered directly
+        Raw woken = waiting.get(15, TimeUnit.SECONDS);
+        assertThat(woken.status()).as(woken.body()).isEqualTo(200);
+        assertThat(JSON.readTree(woken.body()).at("/0/id").asString()).isEqualTo(later.toString());
+        assertThat(direct()).isEqualTo(beforeWaiting + 2);
+        double beforeRefusals = direct();
+
+        // refusals are Spring MVC's, as before: an unknown worker, a bad body
+        assertProblem(raw(send("/blackboard/job", Api.json(Map.of("workerId", UUID.randomUUID(), "limit", 1)),
+                "application/json", JSON_ACCEPT, false)), 404, "");
+        assertProblem(raw(send("/blackboard/job", Api.json(Map.of("workerId", worker, "limit", 0)),
+                "application/json", JSON_ACCEPT, false)), 400, "");
+        assertThat(direct()).isEqualTo(beforeRefusals);
+        assertThat(kinds(later)).containsExactly("CREATED", "CLAIMED");
     }
 
     @Test

@@ -34,8 +34,8 @@ import tools.jackson.databind.ObjectWriter;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * Answers the hottest endpoints ({@link DirectRoute}s: a busy worker's push + next, a push, a
- * heartbeat, a create) without Spring MVC: after the security chain, the body is read, validated and handed to the controller
+ * Answers the hottest endpoints ({@link DirectRoute}s: a poll, a busy worker's push + next, a
+ * push, a heartbeat, a create) without Spring MVC: after the security chain, the body is read, validated and handed to the controller
  * method, and its answer written, without the dispatcher's handler look-up, argument resolution,
  * content negotiation and message converters, which took more of the server's CPU per round trip
  * than the controller and its transaction (BENCHMARKS.md). The filters around it (the client's
