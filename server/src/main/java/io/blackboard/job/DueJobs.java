@@ -1,5 +1,6 @@
 package io.blackboard.job;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
@@ -27,6 +28,9 @@ class DueJobs implements SmartLifecycle {
     private static final Logger log = LoggerFactory.getLogger(DueJobs.class);
     /** Jobs one statement makes PENDING; more due than this run in further statements at once. */
     static final int BATCH = 1_000;
+    /** How long {@link #stop} waits for a running pass to end. */
+    private static final Duration STOP_WAIT = Duration.ofSeconds(10);
+
     /** How often the next due time is read again without being told (jobs other replicas scheduled). */
     static final long RECHECK_NANOS = TimeUnit.SECONDS.toNanos(10);
     /** The least wait when due jobs were there but held by others, so the loop does not spin. */
@@ -115,6 +119,11 @@ class DueJobs implements SmartLifecycle {
         loop.start();
     }
 
+    /**
+     * Stops the loop and waits (at most {@link #STOP_WAIT}) for a pass it is running to end: no
+     * pass of this loop starts or runs after it returns. A pass skips rows other transactions hold,
+     * so it never waits on them.
+     */
     @Override
     public void stop() {
         running = false;
@@ -122,6 +131,11 @@ class DueJobs implements SmartLifecycle {
         loop = null;
         if (current != null) {
             LockSupport.unpark(current);
+            try {
+                current.join(STOP_WAIT);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
         }
     }
 
