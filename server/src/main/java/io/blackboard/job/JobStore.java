@@ -30,8 +30,8 @@ class JobStore {
     /**
      * A job whose run_at (given, or now plus its delay on the database clock) is still ahead is
      * SCHEDULED: not claimable until {@link DueJobs} finds it due. The job row is its creation: a
-     * job created PENDING has no CREATED row in {@code job_event} ({@link #JOB_EVENTS} shows it from
-     * the row, as event 0 at {@code created_at}); a SCHEDULED one has, with the run_at asked for,
+     * job created PENDING has no CREATED row in {@code job_event} ({@link JobService#events} shows it
+     * from the job, as event 0 at {@code created_at}); a SCHEDULED one has, with the run_at asked for,
      * which a retry moves later.
      */
     static final String JOB_INSERT = """

@@ -33,7 +33,7 @@ import org.springframework.web.bind.annotation.RestController;
 @Tag(name = "Jobs: worker", description = "Claim jobs and push their results (the worker SDK)")
 class WorkerJobController {
 
-    /** A push and a busy worker's round trip, also answered without Spring MVC: {@link DirectJobRoutes}. */
+    /** A push, a busy worker's round trip and a poll, also answered without Spring MVC: {@link DirectJobRoutes}. */
     static final String PUSH = "/blackboard/job/result";
     static final String NEXT = "/blackboard/job/next";
     static final String POLL = "/blackboard/job";
