@@ -115,6 +115,7 @@ class LoadSheddingTest extends IntegrationTest {
                 "blackboard_http_requests_active{");
         assertThat(api.post("/workers/" + other + "/ping", smallPing).status()).as("the bytes are given back")
                 .isEqualTo(200);
+        awaitZero("blackboard.http.requests.body.bytes"); // that ping's bytes come back just after its answer
         Map<String, Object> alone = Map.of("activeJobIds", unknownJobIds(40)); // about 1,500 bytes
         assertThat(api.post("/workers/" + other + "/ping", alone).status())
                 .as("one body alone always fits, even past the bound").isEqualTo(200);
