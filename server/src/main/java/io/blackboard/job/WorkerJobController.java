@@ -37,6 +37,9 @@ class WorkerJobController {
     static final String PUSH = "/blackboard/job/result";
     static final String NEXT = "/blackboard/job/next";
     static final String POLL = "/blackboard/job";
+    static final String PUSH_BATCH = "/blackboard/job/results";
+    /** The most pushes one batch push may carry. */
+    static final int MAX_BATCH_PUSHES = 1000;
 
     private final ClaimService claims;
     private final PushService pushes;
@@ -122,9 +125,10 @@ class WorkerJobController {
               "attempt": 1, "status": "SUCCESS", "result": {"lines": 120}},
              {"jobId": "01a20125-34eb-7000-8a3e-3c1f5e0b9d22", "workerId": "01a2011d-6ef8-77fd-9a3c-2b4e1f0a7c55",
               "attempt": 2, "status": "FAILURE", "error": {"message": "device refused the session"}}]""")))
-    @PostMapping("/blackboard/job/results")
-    List<PushOutcome> pushBatch(@RequestBody @Size(min = 1, max = 1000) List<@Valid @NotNull PushRequest> requests,
+    @PostMapping(PUSH_BATCH)
+    List<PushOutcome> pushBatch(@RequestBody @Size(min = 1, max = MAX_BATCH_PUSHES) List<@Valid @NotNull PushRequest> requests,
             HttpServletRequest http) {
+        DirectRoutes.rethrowDirectFailure(http); // what its direct call threw (DirectJobRoutes), answered here
         access.requireMayActAsAll(requests.stream().map(PushRequest::workerId).toList());
         Caller.of(http).requireWaiting();
         return pushes.pushBatch(requests);

@@ -192,6 +192,57 @@ class DirectRouteTest extends BlackboardTest {
     }
 
     @Test
+    void aBatchPushIsAnsweredDirectlyWithTheAnswerSpringMvcGivesAndRefusedAsBefore() throws Exception {
+        List<UUID> jobs = createJobs(echo, 4);
+        long timedBefore = settledTimed("/blackboard/job/results");
+        UUID first = claim(worker, 1).getFirst();
+        double before = direct();
+
+        // a landed push and one of a job the worker does not hold: each item answered on its own
+        Raw direct = send("/blackboard/job/results", "[" + push(first) + "," + push(jobs.get(3)) + "]",
+                "application/json", JSON_ACCEPT, false);
+        assertThat(direct.status()).as(direct.body()).isEqualTo(200);
+        assertThat(direct()).isEqualTo(before + 1);
+        UUID second = claim(worker, 1).getFirst();
+        Raw throughMvc = send("/blackboard/job/results", "[" + push(second) + "," + push(jobs.get(3)) + "]",
+                "application/json", JSON_ACCEPT, true);
+        assertThat(throughMvc.status()).as(throughMvc.body()).isEqualTo(200);
+        assertThat(direct()).as("a poll direct, the chunked batch through Spring MVC").isEqualTo(before + 2);
+        assertThat(direct.headers()).isEqualTo(throughMvc.headers());
+        JsonNode a = JSON.readTree(direct.body());
+        JsonNode b = JSON.readTree(throughMvc.body());
+        assertThat(a.size()).isEqualTo(2);
+        assertThat(a.at("/0/jobId").asString()).isEqualTo(first.toString());
+        assertThat(b.at("/0/jobId").asString()).isEqualTo(second.toString());
+        for (String item : List.of("/0", "/0/job", "/1", "/1/problem")) {
+            assertThat(fields(a.at(item))).as(item).isNotEmpty().isEqualTo(fields(b.at(item)));
+        }
+        for (String same : List.of("/0/status", "/0/job/status", "/0/job/outcome", "/0/job/result", "/1/jobId",
+                "/1/status", "/1/problem")) {
+            assertThat(a.at(same).isMissingNode()).as(same).isFalse();
+            assertThat(a.at(same)).as(same).isEqualTo(b.at(same));
+        }
+        assertThat(a.at("/1/status").asInt()).as("not this worker's claim").isNotEqualTo(200);
+        assertThat(kinds(first)).containsExactly("CREATED", "CLAIMED", "PUSHED");
+        assertThat(kinds(jobs.get(3))).as("the refused item changed nothing").containsExactly("CREATED");
+        awaitTimed("/blackboard/job/results", timedBefore + 2);
+
+        // refusals of the whole batch are Spring MVC's, as before
+        double beforeRefusals = direct();
+        assertProblem(raw(send("/blackboard/job/results", "[]", "application/json", JSON_ACCEPT, false)), 400, "");
+        assertProblem(raw(send("/blackboard/job/results", "[null]", "application/json", JSON_ACCEPT, false)), 400,
+                "");
+        assertProblem(raw(send("/blackboard/job/results", "[" + push(jobs.get(2)).replace("\"SUCCESS\"", "null")
+                + "]", "application/json", JSON_ACCEPT, false)), 400, "status");
+        assertProblem(raw(send("/blackboard/job/results", "{}", "application/json", JSON_ACCEPT, false)), 400, "");
+        String unknownWorker = push(jobs.get(2)).replace(worker.toString(), UUID.randomUUID().toString());
+        assertThat(send("/blackboard/job/results", "[" + unknownWorker + "]", "application/json", JSON_ACCEPT, false)
+                .status()).as("another worker's push, by this token: refused").isNotEqualTo(200);
+        assertThat(direct()).as("none of these answered directly").isEqualTo(beforeRefusals);
+        assertThat(kinds(jobs.get(2))).containsExactly("CREATED");
+    }
+
+    @Test
     void aPollIsAnsweredDirectlyWithTheAnswerSpringMvcGivesAndRefusedAsBefore() throws Exception {
         List<UUID> jobs = createJobs(echo, 2);
         long timedBefore = settledTimed("/blackboard/job");

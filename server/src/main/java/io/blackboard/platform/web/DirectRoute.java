@@ -1,6 +1,7 @@
 package io.blackboard.platform.web;
 
 import jakarta.servlet.http.HttpServletRequest;
+import java.lang.reflect.Type;
 
 /**
  * A hot endpoint answered without Spring MVC ({@link DirectRoutes}): a JSON body read as
@@ -10,12 +11,13 @@ import jakarta.servlet.http.HttpServletRequest;
  *
  * @param path the request path, exactly, or with variables such as {@code /workers/{id}/ping}, each
  *     one segment (the handler reads it: {@link DirectRoutes#segment}); the method is POST
- * @param body the body's type, validated as {@code @Valid} would
+ * @param body the body's type ({@code T}'s: a class, or a parameterized type such as a list of
+ *     requests), validated as {@code @Valid} would; a list's items each, none of them null
  * @param answer the answer's type ({@code Object} for a {@code ResponseEntity})
  * @param handler the controller method; the first thing it runs through Spring MVC is
  *     {@link DirectRoutes#rethrowDirectFailure}
  */
-public record DirectRoute<T>(String path, Class<T> body, Class<?> answer, Handler<T> handler) {
+public record DirectRoute<T>(String path, Type body, Class<?> answer, Handler<T> handler) {
 
     /** The controller method: the body, valid, and the request. */
     @FunctionalInterface

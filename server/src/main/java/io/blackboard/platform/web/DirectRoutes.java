@@ -35,7 +35,7 @@ import tools.jackson.databind.json.JsonMapper;
 
 /**
  * Answers the hottest endpoints ({@link DirectRoute}s: a poll, a busy worker's push + next, a
- * push, a heartbeat, a create) without Spring MVC: after the security chain, the body is read, validated and handed to the controller
+ * push, a batch push, a heartbeat, a create) without Spring MVC: after the security chain, the body is read, validated and handed to the controller
  * method, and its answer written, without the dispatcher's handler look-up, argument resolution,
  * content negotiation and message converters, which took more of the server's CPU per round trip
  * than the controller and its transaction (BENCHMARKS.md). The filters around it (the client's
@@ -71,7 +71,8 @@ public class DirectRoutes extends OncePerRequestFilter {
     @SuppressWarnings("unchecked")
     DirectRoutes(ObjectProvider<DirectRoute<?>> routes, JsonMapper json, Validator validator, MeterRegistry registry) {
         List<Prepared> prepared = routes.orderedStream().map(route -> (DirectRoute<Object>) route)
-                .map(route -> new Prepared(route, json.readerFor(route.body()), json.writerFor(route.answer())))
+                .map(route -> new Prepared(route, json.readerFor(json.getTypeFactory().constructType(route.body())),
+                        json.writerFor(route.answer())))
                 .toList();
         this.routes = prepared.stream().filter(route -> !route.route().path().contains("{"))
                 .collect(Collectors.toUnmodifiableMap(route -> route.route().path(), route -> route));
@@ -207,9 +208,20 @@ public class DirectRoutes extends OncePerRequestFilter {
         write(response, status, headers, written);
     }
 
-    /** Valid as {@code @Valid} finds it; a value the validator cannot judge is left to Spring MVC too. */
+    /**
+     * Valid as {@code @Valid} finds it, a list as {@code List<@Valid @NotNull T>}: each item; a
+     * value the validator cannot judge is left to Spring MVC too.
+     */
     private boolean valid(Object value) {
         try {
+            if (value instanceof List<?> items) {
+                for (Object item : items) {
+                    if (item == null || !validator.validate(item).isEmpty()) {
+                        return false;
+                    }
+                }
+                return true;
+            }
             return validator.validate(value).isEmpty();
         } catch (RuntimeException e) {
             return false;
