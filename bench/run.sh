@@ -129,7 +129,9 @@ psql_admin -c "create database $db"
 
 jfr_opts=()
 if [ -n "$jfr" ]; then
-  jfr_opts=("-XX:StartFlightRecording=filename=$jfr,settings=profile,dumponexit=true")
+  # whole stacks (the request's filters alone pass the default 64 frames), sampled every 2 ms
+  jfr_opts=("-XX:FlightRecorderOptions:stackdepth=256"
+    "-XX:StartFlightRecording=filename=$jfr,settings=profile,jdk.ExecutionSample#period=2ms,dumponexit=true")
 fi
 
 # under a name of its own, so nobody's "pkill -f blackboard" elsewhere on the machine stops it

@@ -80,20 +80,23 @@ class SecurityConfiguration {
                         AnonymousAuthenticationFilter.class)
                 .authorizeHttpRequests(requests -> requests
                         .requestMatchers("/actuator/health", "/actuator/health/**", "/error").permitAll()
-                        .requestMatchers(HttpMethod.GET, "/", "/index.html", "/dashboard.js", "/dashboard.css",
-                                "/pages.js", "/history.js", "/history.css", "/vendor/**", "/favicon.ico",
-                                "/v3/api-docs", "/v3/api-docs/**", "/swagger-ui.html", "/swagger-ui/**").permitAll()
-                        // workers
-                        .requestMatchers(HttpMethod.POST, "/workers/register").hasAnyRole(WORKER, OPERATOR)
-                        .requestMatchers(HttpMethod.GET, "/workers/online").hasRole(OPERATOR)
-                        .requestMatchers(HttpMethod.POST, "/workers/{id}/ping", "/workers/{id}/unregister")
-                        .access(sameWorker())
-                        .requestMatchers(HttpMethod.GET, "/workers/{id}", "/workers/{id}/function-blocks",
-                                "/workers/{id}/jobs", "/workers/{id}/events").access(sameWorker())
+                        // The first rule that matches decides, and each is tried in turn: the
+                        // workers' hot requests (push + next, polls, pushes, pings) come next. No
+                        // rule after them matches what they match, so the order decides nothing else.
                         .requestMatchers(HttpMethod.POST, "/function-blocks/register", "/blackboard/job",
                                 "/blackboard/job/result", "/blackboard/job/results", "/blackboard/job/next",
                                 "/blackboard/job/progress")
                         .hasAnyRole(BOUND_WORKER, OPERATOR)
+                        .requestMatchers(HttpMethod.POST, "/workers/{id}/ping", "/workers/{id}/unregister")
+                        .access(sameWorker())
+                        .requestMatchers(HttpMethod.GET, "/", "/index.html", "/dashboard.js", "/dashboard.css",
+                                "/pages.js", "/history.js", "/history.css", "/vendor/**", "/favicon.ico",
+                                "/v3/api-docs", "/v3/api-docs/**", "/swagger-ui.html", "/swagger-ui/**").permitAll()
+                        // the other workers' requests
+                        .requestMatchers(HttpMethod.POST, "/workers/register").hasAnyRole(WORKER, OPERATOR)
+                        .requestMatchers(HttpMethod.GET, "/workers/online").hasRole(OPERATOR)
+                        .requestMatchers(HttpMethod.GET, "/workers/{id}", "/workers/{id}/function-blocks",
+                                "/workers/{id}/jobs", "/workers/{id}/events").access(sameWorker())
                         // the engine
                         .requestMatchers(HttpMethod.POST, "/blackboard/jobs", "/blackboard/jobs/*/cancel",
                                 "/blackboard/jobs/cancel").hasRole(ENGINE)
