@@ -1,5 +1,6 @@
 package io.blackboard.job;
 
+import io.blackboard.platform.sql.CastParams;
 import io.blackboard.platform.sql.SqlArrays;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
@@ -187,14 +188,14 @@ class JobStore {
      * keys ({@code keyed} false: none of them has one) are all inserted.
      */
     List<JobView> insert(String jobsJson, boolean keyed) {
-        return jdbc.sql(keyed ? JOB_INSERT : JOB_INSERT_KEYLESS).param("jobs", jobsJson).query(JobRows::view).list();
+        return jdbc.sql(keyed ? JOB_INSERT : JOB_INSERT_KEYLESS).param("jobs", CastParams.text(jobsJson)).query(JobRows::view).list();
     }
 
     record KeyMatch(int ord, UUID id, boolean same) {
     }
 
     List<KeyMatch> matchIdempotencyKeys(String jobsJson) {
-        return jdbc.sql(JOB_MATCH_IDEMPOTENCY_KEYS).param("jobs", jobsJson)
+        return jdbc.sql(JOB_MATCH_IDEMPOTENCY_KEYS).param("jobs", CastParams.text(jobsJson))
                 .query((rs, n) -> new KeyMatch(rs.getInt("ord"), rs.getObject("id", UUID.class),
                         rs.getBoolean("same")))
                 .list();

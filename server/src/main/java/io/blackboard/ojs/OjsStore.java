@@ -1,6 +1,7 @@
 package io.blackboard.ojs;
 
 import io.blackboard.job.JobLanding;
+import io.blackboard.platform.sql.CastParams;
 import io.blackboard.platform.sql.SqlArrays;
 import io.blackboard.worker.Directive;
 import java.sql.ResultSet;
@@ -349,7 +350,7 @@ class OjsStore {
     }
 
     List<OjsJob> insert(String jobsJson) {
-        return jdbc.sql(JOB_INSERT).param("jobs", jobsJson).query(OjsStore::job).list();
+        return jdbc.sql(JOB_INSERT).param("jobs", CastParams.text(jobsJson)).query(OjsStore::job).list();
     }
 
     /** An OJS worker's Blackboard id, its directive, and the database's time. */
