@@ -35,8 +35,7 @@ class ModularityTest {
      * A store, one of its nested records, or what shares its work: {@code JobRows} maps the job
      * table's rows for every job store; {@code JobNotifications} and its listener hold the NOTIFY
      * and LISTEN connections; {@code DeadlineDataSource} wraps the pool (it hands connections out,
-     * runs no SQL); {@code SqlArrays} and {@code CastParams} make the stores' parameters (they run
-     * no SQL either).
+     * runs no SQL); {@code CastParams} makes the stores' untyped parameters (it runs no SQL either).
      */
     private static final DescribedPredicate<JavaClass> IN_A_STORE = DescribedPredicate.describe("a store",
             type -> {
@@ -46,7 +45,7 @@ class ModularityTest {
                 }
                 String name = outer.getSimpleName();
                 return name.endsWith("Store") || name.equals("JobRows") || name.startsWith("JobNotification")
-                        || name.equals("DeadlineDataSource") || name.equals("SqlArrays") || name.equals("CastParams");
+                        || name.equals("DeadlineDataSource") || name.equals("CastParams");
             });
 
     @Test

@@ -8,7 +8,6 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
-import org.springframework.jdbc.core.SqlParameterValue;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.lang.Nullable;
 import org.springframework.stereotype.Component;
@@ -171,7 +170,7 @@ class FunctionBlockStore {
     }
 
     void replaceWorkerSet(UUID workerId, Collection<UUID> ids) {
-        SqlParameterValue array = SqlArrays.uuids(ids);
+        String array = SqlArrays.uuids(ids);
         jdbc.sql(WORKER_FUNCTION_BLOCK_PRUNE).param("workerId", workerId).param("ids", array).update();
         jdbc.sql(WORKER_FUNCTION_BLOCK_ADD).param("workerId", workerId).param("ids", array).update();
     }

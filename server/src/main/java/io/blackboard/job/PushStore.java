@@ -1,6 +1,5 @@
 package io.blackboard.job;
 
-import io.blackboard.platform.sql.CastParams;
 import io.blackboard.platform.sql.SqlArrays;
 import java.util.Collection;
 import java.util.HashMap;
@@ -127,7 +126,7 @@ class PushStore {
     /** The jobs the batch of these workers' pushes pushed, by their position in the batch ({@code ord} of each row). */
     Map<Integer, JobView> pushBatch(Collection<UUID> workerIds, String pushesJson) {
         Map<Integer, JobView> pushed = new HashMap<>();
-        jdbc.sql(JOB_PUSH_BATCH).param("workerIds", SqlArrays.uuids(workerIds)).param("pushes", CastParams.text(pushesJson))
+        jdbc.sql(JOB_PUSH_BATCH).param("workerIds", SqlArrays.uuids(workerIds)).param("pushes", pushesJson)
                 .query((rs, n) -> pushed.put(rs.getInt("ord"), JobRows.view(rs, n))).list();
         return pushed;
     }

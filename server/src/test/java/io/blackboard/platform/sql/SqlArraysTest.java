@@ -14,12 +14,12 @@ class SqlArraysTest {
     void elementsAreQuotedInOrderAndNullsStayNull() {
         UUID a = UUID.fromString("0192d3a4-0000-7000-8000-000000000001");
         UUID b = UUID.fromString("0192d3a4-0000-7000-8000-000000000002");
-        assertThat(SqlArrays.uuids(List.of(a, b)).getValue()).isEqualTo("{\"" + a + "\",\"" + b + "\"}");
-        assertThat(SqlArrays.uuids(new UUID[] {null, a}).getValue()).isEqualTo("{NULL,\"" + a + "\"}");
-        assertThat(SqlArrays.integers(new Integer[] {1, null, -3}).getValue()).isEqualTo("{\"1\",NULL,\"-3\"}");
-        assertThat(SqlArrays.timestamps(new OffsetDateTime[] {OffsetDateTime.parse("2026-11-29T07:00:00.5+01:00")}).getValue())
+        assertThat(SqlArrays.uuids(List.of(a, b))).isEqualTo("{\"" + a + "\",\"" + b + "\"}");
+        assertThat(SqlArrays.uuids(new UUID[] {null, a})).isEqualTo("{NULL,\"" + a + "\"}");
+        assertThat(SqlArrays.integers(new Integer[] {1, null, -3})).isEqualTo("{\"1\",NULL,\"-3\"}");
+        assertThat(SqlArrays.timestamps(new OffsetDateTime[] {OffsetDateTime.parse("2026-11-29T07:00:00.5+01:00")}))
                 .isEqualTo("{\"2026-11-29T07:00:00.500+01:00\"}");
-        assertThat(SqlArrays.uuids(List.of()).getValue()).isEqualTo("{}");
-        assertThat(SqlArrays.integers(new Integer[] {null}).getValue()).isEqualTo("{NULL}");
+        assertThat(SqlArrays.uuids(List.of())).isEqualTo("{}");
+        assertThat(SqlArrays.integers(new Integer[] {null})).isEqualTo("{NULL}");
     }
 }
