@@ -188,7 +188,8 @@ class JobStore {
      * keys ({@code keyed} false: none of them has one) are all inserted.
      */
     List<JobView> insert(String jobsJson, boolean keyed) {
-        return jdbc.sql(keyed ? JOB_INSERT : JOB_INSERT_KEYLESS).param("jobs", CastParams.text(jobsJson)).query(JobRows::view).list();
+        return jdbc.sql(keyed ? JOB_INSERT : JOB_INSERT_KEYLESS).param("jobs", CastParams.text(jobsJson))
+                .query(JobRows::view).list();
     }
 
     record KeyMatch(int ord, UUID id, boolean same) {
