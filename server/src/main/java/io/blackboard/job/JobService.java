@@ -52,7 +52,7 @@ class JobService {
     private final Schemas schemas;
     private final JobMetrics metrics;
     private final TransactionTemplate tx;
-    private final Coalescer<List<Map<String, Object>>, List<JobView>> creates;
+    private final Coalescer<List<NewJob>, List<JobView>> creates;
 
     JobService(JobStore store, JsonMapper json, JobSignals signals, DueJobs due, BlockNames names, Schemas schemas,
             JobMetrics metrics, TransactionTemplate tx) {
@@ -108,13 +108,11 @@ class JobService {
     private Created insert(List<CreateJob> jobs, List<List<UUID>> choices, Map<UUID, JobStore.Block> known,
             boolean coalesced) {
         List<UUID> ids = new ArrayList<>(jobs.size());
-        List<Map<String, Object>> rows = new ArrayList<>(jobs.size());
+        List<NewJob> rows = new ArrayList<>(jobs.size());
         for (int i = 0; i < jobs.size(); i++) {
-            UUID id = Ids.newId();
-            ids.add(id);
-            Map<String, Object> row = row(i, id, jobs.get(i), known.get(jobs.get(i).functionBlockId()),
+            NewJob row = newJob(Ids.newId(), jobs.get(i), known.get(jobs.get(i).functionBlockId()), choices.get(i),
                     where(i, jobs.size()));
-            row.put("block_choices", choices.get(i));
+            ids.add(row.id());
             rows.add(row);
         }
         List<JobView> created;
@@ -123,7 +121,7 @@ class JobService {
             created = creates.run(rows, rows.size());
             inserted = created.size();
         } else {
-            String input = json.writeValueAsString(rows);
+            String input = NewJob.document(json, rows);
             created = store.insert(input, keyed(jobs));
             inserted = created.size();
             if (inserted < jobs.size()) {
@@ -145,18 +143,15 @@ class JobService {
      * own rows' jobs. Without idempotency keys every row is inserted, so a missing one is a fault
      * of the server, answered to every create of the batch.
      */
-    private List<List<JobView>> insertTogether(List<List<Map<String, Object>>> creates) {
-        List<Map<String, Object>> rows = new ArrayList<>();
+    private List<List<JobView>> insertTogether(List<List<NewJob>> creates) {
+        List<NewJob> rows = new ArrayList<>();
         creates.forEach(rows::addAll);
-        for (int i = 0; i < rows.size(); i++) {
-            rows.get(i).put("ord", i);
-        }
-        Map<Object, JobView> inserted = store.insert(json.writeValueAsString(rows), false).stream()
+        Map<UUID, JobView> inserted = store.insert(NewJob.document(json, rows), false).stream()
                 .collect(Collectors.toMap(JobView::id, Function.identity()));
         if (inserted.size() != rows.size()) {
             throw new IllegalStateException("Inserted " + inserted.size() + " of " + rows.size() + " jobs");
         }
-        return creates.stream().map(create -> create.stream().map(row -> inserted.get(row.get("id"))).toList())
+        return creates.stream().map(create -> create.stream().map(row -> inserted.get(row.id())).toList())
                 .toList();
     }
 
@@ -170,12 +165,12 @@ class JobService {
      * claimed now; a scheduled one is signalled when it falls due ({@link DueJobs}).
      */
     private List<JobSignals.Signal> signalsFor(List<CreateJob> jobs, List<UUID> ids,
-            List<Map<String, Object>> rows, Map<UUID, JobView> created) {
+            List<NewJob> rows, Map<UUID, JobView> created) {
         Map<List<Object>, Integer> counts = new LinkedHashMap<>();
         for (int i = 0; i < jobs.size(); i++) {
-            if (ids.get(i).equals(rows.get(i).get("id")) && created.get(ids.get(i)).scheduled()) {
+            if (ids.get(i).equals(rows.get(i).id()) && created.get(ids.get(i)).scheduled()) {
                 JobSignals.afterCommit(due::scheduled);
-            } else if (ids.get(i).equals(rows.get(i).get("id"))) {
+            } else if (ids.get(i).equals(rows.get(i).id())) {
                 CreateJob job = jobs.get(i);
                 counts.merge(Arrays.asList(job.functionBlockId(), job.selector()), 1, Integer::sum);
             }
@@ -217,7 +212,7 @@ class JobService {
         }
     }
 
-    private Map<String, Object> row(int ord, UUID id, CreateJob job, JobStore.Block block, String where) {
+    private NewJob newJob(UUID id, CreateJob job, JobStore.Block block, @Nullable List<UUID> choices, String where) {
         JsonNode payload = job.payload();
         if (payload != null && !payload.isNull() && !payload.isObject()) {
             throw new BadRequest(where + "payload must be a JSON object");
@@ -229,23 +224,9 @@ class JobService {
             throw new BadRequest(where + "runAt must be a time between the years 1 and 9999");
         }
         RetryPolicy policy = retryPolicy(job, block, where);
-        Map<String, Object> row = new LinkedHashMap<>();
-        row.put("ord", ord);
-        row.put("id", id);
-        row.put("function_block_id", job.functionBlockId());
-        row.put("type", job.type().name());
-        row.put("payload", payload == null || payload.isNull() ? Map.of() : payload);
-        row.put("priority", job.priority() == null ? 0 : job.priority());
-        row.put("max_attempts", policy != null ? policy.maxAttempts() : job.maxAttempts() == null ? 1 : job.maxAttempts());
-        row.put("selector", job.selector() == null ? Map.of() : job.selector());
-        row.put("correlation_id", job.correlationId());
-        row.put("idempotency_key", job.idempotencyKey());
-        row.put("run_at", job.runAt());
-        row.put("delay_ms", job.delayMs());
-        row.put("retry_policy", policy);
-        row.put("execution_timeout_ms", job.executionTimeoutMs() != null ? job.executionTimeoutMs()
-                : block.executionTimeoutMs());
-        return row;
+        int maxAttempts = policy != null ? policy.maxAttempts() : job.maxAttempts() == null ? 1 : job.maxAttempts();
+        return new NewJob(id, job, maxAttempts, policy, job.executionTimeoutMs() != null ? job.executionTimeoutMs()
+                : block.executionTimeoutMs(), choices);
     }
 
     /**

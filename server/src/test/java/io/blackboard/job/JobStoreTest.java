@@ -6,17 +6,22 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.blackboard.Api;
 import io.blackboard.QueryPlan;
 import io.blackboard.TestRows;
+import io.blackboard.functionblock.RetryPolicy;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.time.OffsetDateTime;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.stream.Collectors;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.dao.DuplicateKeyException;
 import org.springframework.jdbc.core.namedparam.MapSqlParameterSource;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
 
 /**
  * The engine's job statements against the real database: a keyed create and a cancel each
@@ -110,6 +115,58 @@ class JobStoreTest extends BlackboardTest {
             assertThat(created.id()).isPositive();
             assertThat(created.detail()).startsWith("runAt 2100-01-01");
         });
+    }
+
+    /**
+     * A create's document ({@link NewJob#document}) lands every field the engine gave and the
+     * server settled, text with quotes and accents as it came, and leaves each field it omits
+     * (none given) to the column's default or null: an empty payload and selector, priority 0.
+     */
+    @Test
+    void theCreatesDocumentLandsEveryFieldGivenAndDefaultsTheOthers() {
+        workerServingEcho(Map.of());
+        JsonMapper mapper = JsonMapper.builder().build();
+        RetryPolicy policy = new RetryPolicy(4, 10L, 2.0, 100L, 0.5, List.of("Fatal"), RetryPolicy.Exhausted.PARK);
+        JsonNode payload = mapper.readTree("{\"h\u00e9llo\": \"w\u00f6rld \\\"q\\\"\", \"n\": [1, 2.5, null], \"o\": {}}");
+        CreateJob everything = new CreateJob(echo, null, null, JobType.EXECUTE, payload, 7, null,
+                Map.of("site", "a\"b", "rack", "r1"), "corr-1", "key-1",
+                OffsetDateTime.parse("2100-01-02T03:04:05.123+02:00"), null, policy, 60_000L);
+        CreateJob bare = new CreateJob(echo, null, null, JobType.ROLLBACK, null, null, null, null, null, null, null,
+                5_000L, null, null);
+        UUID full = UUID.randomUUID();
+        UUID plain = UUID.randomUUID();
+
+        Map<UUID, JobView> created = store.insert(NewJob.document(mapper, List.of(
+                new NewJob(full, everything, 4, policy, 60_000L, List.of(echo)),
+                new NewJob(plain, bare, 1, null, null, null))), true)
+                .stream().collect(Collectors.toMap(JobView::id, job -> job));
+
+        assertThat(created).containsOnlyKeys(full, plain);
+        JobView one = created.get(full);
+        assertThat(mapper.readTree(one.payload())).isEqualTo(payload);
+        assertThat(mapper.readTree(one.selector())).isEqualTo(mapper.valueToTree(Map.of("site", "a\"b", "rack", "r1")));
+        assertThat(one.type()).isEqualTo(JobType.EXECUTE);
+        assertThat(one.priority()).isEqualTo(7);
+        assertThat(one.maxAttempts()).isEqualTo(4);
+        assertThat(one.correlationId()).isEqualTo("corr-1");
+        assertThat(one.idempotencyKey()).isEqualTo("key-1");
+        assertThat(one.runAt()).isEqualTo(OffsetDateTime.parse("2100-01-02T03:04:05.123+02:00"));
+        assertThat(one.scheduled()).isTrue();
+        assertThat(mapper.readValue(one.retryPolicy(), RetryPolicy.class)).isEqualTo(policy);
+        assertThat(one.executionTimeoutMs()).isEqualTo(60_000L);
+
+        JobView other = created.get(plain);
+        assertThat(other.payload()).isEqualTo("{}");
+        assertThat(other.selector()).isEqualTo("{}");
+        assertThat(other.type()).isEqualTo(JobType.ROLLBACK);
+        assertThat(other.priority()).isZero();
+        assertThat(other.maxAttempts()).isEqualTo(1);
+        assertThat(other.correlationId()).isNull();
+        assertThat(other.idempotencyKey()).isNull();
+        assertThat(other.retryPolicy()).isNull();
+        assertThat(other.executionTimeoutMs()).isNull();
+        assertThat(other.scheduled()).as("5 s ahead, by its delay").isTrue();
+        assertThat(Duration.between(other.createdAt(), other.runAt())).isEqualTo(Duration.ofSeconds(5));
     }
 
     /**
