@@ -1,10 +1,12 @@
 package io.blackboard.platform.web;
 
+import com.fasterxml.jackson.annotation.JsonFormat;
 import java.time.OffsetDateTime;
 import java.time.format.DateTimeFormatter;
 import org.springframework.boot.jackson.autoconfigure.JsonMapperBuilderCustomizer;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.lang.Nullable;
 import tools.jackson.databind.SerializationContext;
 import tools.jackson.databind.cfg.DateTimeFeature;
 import tools.jackson.databind.ext.javatime.ser.OffsetDateTimeSerializer;
@@ -26,8 +28,42 @@ class IsoTimes {
                 .addSerializer(OffsetDateTime.class, new Serializer()));
     }
 
-    /** Jackson's serializer of {@code OffsetDateTime}s, its default text written by {@link #format}. */
+    /**
+     * Jackson's serializer of {@code OffsetDateTime}s, its default text written by {@link #format}.
+     * Jackson writes with a copy made for each property and root value ({@code createContextual},
+     * through {@code withFormat} and {@code withFeatures}): each copy is one of these too, or
+     * the copy in use would be Jackson's own and this one never called.
+     */
     static final class Serializer extends OffsetDateTimeSerializer {
+
+        Serializer() {
+        }
+
+        private Serializer(Serializer base, @Nullable Boolean useTimestamp, @Nullable DateTimeFormatter formatter,
+                @Nullable JsonFormat.Shape shape) {
+            super(base, useTimestamp, formatter, shape);
+        }
+
+        private Serializer(Serializer base, @Nullable DateTimeFormatter formatter, @Nullable Boolean useTimestamp,
+                @Nullable Boolean useNanoseconds, @Nullable JsonFormat.Shape shape) {
+            super(base, formatter, useTimestamp, useNanoseconds, shape);
+        }
+
+        @Override
+        public OffsetDateTimeSerializer withFormatter(DateTimeFormatter formatter) {
+            return new Serializer(this, _useTimestamp, formatter, _shape);
+        }
+
+        @Override
+        protected Serializer withFormat(@Nullable DateTimeFormatter formatter, @Nullable Boolean useTimestamp,
+                @Nullable JsonFormat.Shape shape) {
+            return new Serializer(this, useTimestamp, formatter, shape);
+        }
+
+        @Override
+        protected Serializer withFeatures(@Nullable Boolean writeZoneId, @Nullable Boolean writeNanoseconds) {
+            return new Serializer(this, _formatter, _useTimestamp, writeNanoseconds, _shape);
+        }
 
         @Override
         protected String formatValue(OffsetDateTime value, SerializationContext ctxt) {

@@ -2,6 +2,7 @@ package io.blackboard.platform.web;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.annotation.JsonFormat;
 import io.blackboard.IntegrationTest;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
@@ -45,11 +46,25 @@ class IsoTimesTest extends IntegrationTest {
 
     @Test
     void theServersMapperWritesTimesThroughIt() {
-        assertThat(json._serializationContext().findValueSerializer(OffsetDateTime.class))
+        // what Jackson writes with: the copy made for a property or a root value, not the one registered
+        assertThat(json._serializationContext().findPrimaryPropertySerializer(OffsetDateTime.class, null))
+                .isInstanceOf(IsoTimes.Serializer.class);
+        assertThat(json._serializationContext().findRootValueSerializer(OffsetDateTime.class))
                 .isInstanceOf(IsoTimes.Serializer.class);
         OffsetDateTime time = OffsetDateTime.of(2026, 11, 29, 7, 30, 0, 250_000_000, ZoneOffset.UTC);
         assertThat(json.writeValueAsString(Map.of("at", time))).isEqualTo("{\"at\":\"2026-11-29T07:30:00.25Z\"}");
         assertThat(json.writeValueAsString(List.of(time.withNano(0)))).isEqualTo("[\"2026-11-29T07:30:00Z\"]");
+    }
+
+    /** A property with a pattern of its own is written by that pattern, as Jackson writes it. */
+    record Dated(@JsonFormat(pattern = "yyyy-MM-dd") OffsetDateTime day, OffsetDateTime at) {
+    }
+
+    @Test
+    void aPropertysOwnPatternStillWins() {
+        OffsetDateTime time = OffsetDateTime.of(2026, 11, 29, 7, 30, 0, 0, ZoneOffset.ofHours(1));
+        assertThat(json.writeValueAsString(new Dated(time, time)))
+                .isEqualTo("{\"day\":\"2026-11-29\",\"at\":\"2026-11-29T07:30:00+01:00\"}");
     }
 
     @Test
