@@ -50,6 +50,12 @@ record NewJob(UUID id, CreateJob job, int maxAttempts, @Nullable RetryPolicy ret
         }
         out.writeNumberProperty("priority", job.priority() == null ? 0 : job.priority());
         out.writeNumberProperty("max_attempts", maxAttempts);
+        writeSelector(out);
+        writeGiven(out);
+        out.writeEndObject();
+    }
+
+    private void writeSelector(JsonGenerator out) {
         out.writeName("selector");
         out.writeStartObject();
         if (job.selector() != null) {
@@ -58,6 +64,10 @@ record NewJob(UUID id, CreateJob job, int maxAttempts, @Nullable RetryPolicy ret
             }
         }
         out.writeEndObject();
+    }
+
+    /** The fields that have a value only when the engine or the function block gave one. */
+    private void writeGiven(JsonGenerator out) {
         if (job.correlationId() != null) {
             out.writeStringProperty("correlation_id", job.correlationId());
         }
@@ -84,6 +94,5 @@ record NewJob(UUID id, CreateJob job, int maxAttempts, @Nullable RetryPolicy ret
             }
             out.writeEndArray();
         }
-        out.writeEndObject();
     }
 }

@@ -119,8 +119,9 @@ class JobStoreTest extends BlackboardTest {
 
     /**
      * A create's document ({@link NewJob#document}) lands every field the engine gave and the
-     * server settled, text with quotes and accents as it came, and leaves each field it omits
-     * (none given) to the column's default or null: an empty payload and selector, priority 0.
+     * server settled, text with quotes and accents as it came. A create that gives none gets an
+     * empty payload and selector and priority 0 (always written), and NULL for each field the
+     * document leaves out (correlation id, key, retry policy, timeout).
      */
     @Test
     void theCreatesDocumentLandsEveryFieldGivenAndDefaultsTheOthers() {
