@@ -13,6 +13,7 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.stream.Collectors;
 import javax.sql.DataSource;
+import org.springframework.jdbc.core.SqlParameterValue;
 import org.springframework.jdbc.core.namedparam.NamedParameterUtils;
 import org.springframework.jdbc.core.namedparam.ParsedSql;
 import org.springframework.jdbc.core.namedparam.SqlParameterSource;
@@ -214,6 +215,9 @@ public record QueryPlan(JsonNode json) {
 
     /** A value as an untyped literal: PostgreSQL casts it to the type it inferred for the parameter. */
     private static String literal(Object value) {
+        if (value instanceof SqlParameterValue typed) {
+            return literal(typed.getValue());
+        }
         if (value == null) {
             return "null";
         }

@@ -121,7 +121,7 @@ class JobService {
             created = creates.run(rows, rows.size());
             inserted = created.size();
         } else {
-            String input = NewJob.document(json, rows);
+            NewJob.Columns input = NewJob.columns(json, rows);
             created = store.insert(input, keyed(jobs));
             inserted = created.size();
             if (inserted < jobs.size()) {
@@ -146,7 +146,7 @@ class JobService {
     private List<List<JobView>> insertTogether(List<List<NewJob>> creates) {
         List<NewJob> rows = new ArrayList<>();
         creates.forEach(rows::addAll);
-        Map<UUID, JobView> inserted = store.insert(NewJob.document(json, rows), false).stream()
+        Map<UUID, JobView> inserted = store.insert(NewJob.columns(json, rows), false).stream()
                 .collect(Collectors.toMap(JobView::id, Function.identity()));
         if (inserted.size() != rows.size()) {
             throw new IllegalStateException("Inserted " + inserted.size() + " of " + rows.size() + " jobs");
@@ -202,7 +202,7 @@ class JobService {
         }
     }
 
-    private void resolveIdempotencyKeys(List<CreateJob> jobs, List<UUID> ids, String input) {
+    private void resolveIdempotencyKeys(List<CreateJob> jobs, List<UUID> ids, NewJob.Columns input) {
         for (JobStore.KeyMatch match : store.matchIdempotencyKeys(input)) {
             if (!match.same()) {
                 throw new JobProblems.IdempotencyKeyReused(where(match.ord(), jobs.size()),

@@ -1,6 +1,5 @@
 package io.blackboard.job;
 
-import io.blackboard.platform.sql.CastParams;
 import io.blackboard.platform.sql.SqlArrays;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
@@ -19,13 +18,21 @@ import org.springframework.stereotype.Component;
 @Component
 class JobStore {
 
-    /** The batch to create, one JSON document, so any batch size is one statement. */
-    private static final String INPUT = """
-            jsonb_to_recordset(cast(:jobs as jsonb)) as x(
-                ord int, id uuid, function_block_id uuid, type text, payload jsonb, priority int,
-                max_attempts int, selector jsonb, correlation_id text, idempotency_key text,
-                run_at timestamptz, delay_ms bigint, retry_policy jsonb, execution_timeout_ms bigint,
-                block_choices uuid[])
+    /**
+     * The batch to create ({@link NewJob.Columns}), a column each, zipped by position: any batch
+     * size is one statement. {@code ord} counts from 1 in the jobs' order.
+     */
+    static final String INPUT = """
+            rows from (
+                unnest(cast(:ids as uuid[])), unnest(cast(:blocks as uuid[])), unnest(cast(:types as text[])),
+                unnest(cast(:priorities as int[])), unnest(cast(:maxAttempts as int[])),
+                jsonb_array_elements(cast(:payloads as jsonb)), jsonb_array_elements(cast(:selectors as jsonb)),
+                jsonb_to_recordset(cast(:given as jsonb)) as (
+                    correlation_id text, idempotency_key text, run_at timestamptz, delay_ms bigint,
+                    retry_policy jsonb, execution_timeout_ms bigint, block_choices uuid[]))
+            with ordinality as x(id, function_block_id, type, priority, max_attempts, payload, selector,
+                                 correlation_id, idempotency_key, run_at, delay_ms, retry_policy,
+                                 execution_timeout_ms, block_choices, ord)
             """;
 
     /**
@@ -76,7 +83,7 @@ class JobStore {
      * null: the index is probed, never walked, whatever its size and statistics.
      */
     static final String JOB_MATCH_IDEMPOTENCY_KEYS = """
-            select x.ord, j.id,
+            select x.ord - 1 as ord, j.id,
                    ((j.function_block_id = x.function_block_id or j.function_block_id = any (x.block_choices)) and j.type = x.type and j.payload = x.payload
                     and j.priority = x.priority and j.selector = x.selector
                     and (j.max_attempts = x.max_attempts or j.retry_policy is not null)
@@ -187,16 +194,15 @@ class JobStore {
      * The jobs inserted; an input whose idempotency key is taken is not among them. Inputs without
      * keys ({@code keyed} false: none of them has one) are all inserted.
      */
-    List<JobView> insert(String jobsJson, boolean keyed) {
-        return jdbc.sql(keyed ? JOB_INSERT : JOB_INSERT_KEYLESS).param("jobs", CastParams.text(jobsJson))
-                .query(JobRows::view).list();
+    List<JobView> insert(NewJob.Columns jobs, boolean keyed) {
+        return jdbc.sql(keyed ? JOB_INSERT : JOB_INSERT_KEYLESS).params(jobs.params()).query(JobRows::view).list();
     }
 
     record KeyMatch(int ord, UUID id, boolean same) {
     }
 
-    List<KeyMatch> matchIdempotencyKeys(String jobsJson) {
-        return jdbc.sql(JOB_MATCH_IDEMPOTENCY_KEYS).param("jobs", CastParams.text(jobsJson))
+    List<KeyMatch> matchIdempotencyKeys(NewJob.Columns jobs) {
+        return jdbc.sql(JOB_MATCH_IDEMPOTENCY_KEYS).params(jobs.params())
                 .query((rs, n) -> new KeyMatch(rs.getInt("ord"), rs.getObject("id", UUID.class),
                         rs.getBoolean("same")))
                 .list();

@@ -3,14 +3,12 @@ package io.blackboard.job;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.blackboard.Api;
 import io.blackboard.QueryPlan;
 import io.blackboard.TestRows;
 import io.blackboard.functionblock.RetryPolicy;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.time.OffsetDateTime;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -30,6 +28,8 @@ import tools.jackson.databind.json.JsonMapper;
  */
 class JobStoreTest extends BlackboardTest {
 
+    private static final JsonMapper MAPPER = JsonMapper.builder().build();
+
     @Autowired
     JobStore store;
 
@@ -46,7 +46,7 @@ class JobStoreTest extends BlackboardTest {
         assertThat(store.insert(keyedJob(id, 1), true)).extracting(JobView::id).containsExactly(id);
         String created = row(id);
 
-        String again = keyedJob(UUID.randomUUID(), 1);
+        NewJob.Columns again = keyedJob(UUID.randomUUID(), 1);
         assertThat(store.insert(again, true)).isEmpty();
         assertThat(row(id)).isEqualTo(created);
         assertThat(count("job")).isEqualTo(1);
@@ -93,8 +93,8 @@ class JobStoreTest extends BlackboardTest {
         UUID first = UUID.randomUUID();
         UUID second = UUID.randomUUID();
         UUID scheduled = UUID.randomUUID();
-        String keyless = Api.json(List.of(job(0, first, 1, null), job(1, second, 1, null),
-                withRunAt(job(2, scheduled, 1, null), "2100-01-01T00:00:00Z")));
+        NewJob.Columns keyless = NewJob.columns(MAPPER, List.of(job(first, 1, null, null), job(second, 1, null, null),
+                job(scheduled, 1, null, OffsetDateTime.parse("2100-01-01T00:00:00Z"))));
 
         assertThat(store.insert(keyless, false)).extracting(JobView::id).containsExactly(first, second, scheduled);
         assertThat(count("job")).isEqualTo(3);
@@ -118,15 +118,15 @@ class JobStoreTest extends BlackboardTest {
     }
 
     /**
-     * A create's document ({@link NewJob#document}) lands every field the engine gave and the
+     * A create's columns ({@link NewJob#columns}) land every field the engine gave and the
      * server settled, text with quotes and accents as it came. A create that gives none gets an
      * empty payload and selector and priority 0 (always written), and NULL for each field the
-     * document leaves out (correlation id, key, retry policy, timeout).
+     * columns leave out (correlation id, key, retry policy, timeout).
      */
     @Test
-    void theCreatesDocumentLandsEveryFieldGivenAndDefaultsTheOthers() {
+    void theCreatesColumnsLandEveryFieldGivenAndDefaultTheOthers() {
         workerServingEcho(Map.of());
-        JsonMapper mapper = JsonMapper.builder().build();
+        JsonMapper mapper = MAPPER;
         RetryPolicy policy = new RetryPolicy(4, 10L, 2.0, 100L, 0.5, List.of("Fatal"), RetryPolicy.Exhausted.PARK);
         JsonNode payload = mapper.readTree("{\"h\u00e9llo\": \"w\u00f6rld \\\"q\\\"\", \"n\": [1, 2.5, null], \"o\": {}}");
         CreateJob everything = new CreateJob(echo, null, null, JobType.EXECUTE, payload, 7, null,
@@ -137,7 +137,7 @@ class JobStoreTest extends BlackboardTest {
         UUID full = UUID.randomUUID();
         UUID plain = UUID.randomUUID();
 
-        Map<UUID, JobView> created = store.insert(NewJob.document(mapper, List.of(
+        Map<UUID, JobView> created = store.insert(NewJob.columns(mapper, List.of(
                 new NewJob(full, everything, 4, policy, 60_000L, List.of(echo)),
                 new NewJob(plain, bare, 1, null, null, null))), true)
                 .stream().collect(Collectors.toMap(JobView::id, job -> job));
@@ -224,7 +224,7 @@ class JobStoreTest extends BlackboardTest {
         jdbc.sql("analyze job_event").update(); // the statistics of these events, not of an earlier test's
 
         QueryPlan.of(dataSource, JobStore.JOB_MATCH_IDEMPOTENCY_KEYS,
-                new MapSqlParameterSource("jobs", keyedJob(UUID.randomUUID(), 1))).assertProbes("job_idempotency_key");
+                new MapSqlParameterSource(keyedJob(UUID.randomUUID(), 1).params())).assertProbes("job_idempotency_key");
         QueryPlan.of(dataSource, JobStore.JOB_EVENTS, new MapSqlParameterSource("id", UUID.randomUUID())
                 .addValue("after", JobStore.FIRST_EVENT).addValue("limit", 1000)).assertProbes("job_event_by_job");
     }
@@ -266,20 +266,13 @@ class JobStoreTest extends BlackboardTest {
     }
 
     /** The insert's input for one job of echo with idempotency key "k", as JobService writes it. */
-    private String keyedJob(UUID id, int n) {
-        return Api.json(List.of(job(0, id, n, "k")));
+    private NewJob.Columns keyedJob(UUID id, int n) {
+        return NewJob.columns(MAPPER, List.of(job(id, n, "k", null)));
     }
 
-    /** One job of echo at this place of the input, with this key (none: null). */
-    private Map<String, Object> job(int ord, UUID id, int n, String key) {
-        Map<String, Object> job = new HashMap<>(Map.of("ord", ord, "id", id, "function_block_id", echo,
-                "type", "EXECUTE", "payload", Map.of("n", n), "priority", 0, "max_attempts", 1, "selector", Map.of()));
-        job.put("idempotency_key", key);
-        return job;
-    }
-
-    private static Map<String, Object> withRunAt(Map<String, Object> job, String runAt) {
-        job.put("run_at", runAt);
-        return job;
+    /** One job of echo, with this key and run_at (none: null). */
+    private NewJob job(UUID id, int n, String key, OffsetDateTime runAt) {
+        return new NewJob(id, new CreateJob(echo, null, null, JobType.EXECUTE, MAPPER.valueToTree(Map.of("n", n)), 0,
+                null, Map.of(), null, key, runAt, null, null, null), 1, null, null, null);
     }
 }

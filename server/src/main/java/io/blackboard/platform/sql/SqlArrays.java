@@ -32,12 +32,20 @@ public final class SqlArrays {
         return literal(Arrays.asList(values));
     }
 
+    /**
+     * For {@code cast(:texts as text[])}: each element quoted, a quote or backslash in it
+     * escaped; null elements stay NULL.
+     */
+    public static String texts(Collection<String> texts) {
+        return literal(texts);
+    }
+
     /** For {@code cast(:times as timestamptz[])}, in ISO 8601 with the offset; null elements stay NULL. */
     public static String timestamps(OffsetDateTime[] times) {
         return literal(Arrays.asList(times));
     }
 
-    /** Elements whose text needs no escaping (ids, numbers, ISO times), each quoted, or NULL. */
+    /** Each element quoted (a quote or backslash in its text escaped), or NULL. */
     private static String literal(Collection<?> values) {
         StringBuilder literal = new StringBuilder(2 + values.size() * 39); // a quoted id and its comma each
         literal.append('{');
@@ -47,9 +55,18 @@ public final class SqlArrays {
             }
             if (value == null) {
                 literal.append("NULL");
-            } else {
-                literal.append('"').append(value).append('"');
+                continue;
             }
+            String text = value.toString();
+            literal.append('"');
+            for (int i = 0; i < text.length(); i++) {
+                char c = text.charAt(i);
+                if (c == '"' || c == '\\') {
+                    literal.append('\\');
+                }
+                literal.append(c);
+            }
+            literal.append('"');
         }
         return literal.append('}').toString();
     }

@@ -3,11 +3,16 @@ package io.blackboard.platform.sql;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.OffsetDateTime;
+import java.util.Arrays;
 import java.util.List;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
 
-/** The array literals the statements cast: each element quoted, a null element NULL, none at all {@code {}}. */
+/**
+ * The array literals the statements cast: each element quoted, a null element NULL, none at all
+ * {@code {}}, a quote or backslash in a text escaped (read back by PostgreSQL in
+ * {@link SqlArraysInDatabaseTest}).
+ */
 class SqlArraysTest {
 
     @Test
@@ -21,5 +26,7 @@ class SqlArraysTest {
                 .isEqualTo("{\"2026-11-29T07:00:00.500+01:00\"}");
         assertThat(SqlArrays.uuids(List.of())).isEqualTo("{}");
         assertThat(SqlArrays.integers(new Integer[] {null})).isEqualTo("{NULL}");
+        assertThat(SqlArrays.texts(Arrays.asList("EXECUTE", "a\"b\\c", null)))
+                .isEqualTo("{\"EXECUTE\",\"a\\\"b\\\\c\",NULL}");
     }
 }
