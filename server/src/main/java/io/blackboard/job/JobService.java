@@ -107,13 +107,11 @@ class JobService {
 
     private Created insert(List<CreateJob> jobs, List<List<UUID>> choices, Map<UUID, JobStore.Block> known,
             boolean coalesced) {
-        List<UUID> ids = new ArrayList<>(jobs.size());
+        List<UUID> ids = new ArrayList<>(Ids.newIds(jobs.size()));
         List<NewJob> rows = new ArrayList<>(jobs.size());
         for (int i = 0; i < jobs.size(); i++) {
-            NewJob row = newJob(Ids.newId(), jobs.get(i), known.get(jobs.get(i).functionBlockId()), choices.get(i),
-                    where(i, jobs.size()));
-            ids.add(row.id());
-            rows.add(row);
+            rows.add(newJob(ids.get(i), jobs.get(i), known.get(jobs.get(i).functionBlockId()), choices.get(i),
+                    where(i, jobs.size())));
         }
         List<JobView> created;
         int inserted;

@@ -45,7 +45,11 @@ public final class SqlArrays {
         return literal(Arrays.asList(times));
     }
 
-    /** Each element quoted (a quote or backslash in its text escaped), or NULL. */
+    /**
+     * Each element quoted, or NULL; a quote or backslash in a text escaped. Ids, numbers and ISO
+     * times have neither, and are appended as they are: looking at each of their characters took
+     * most of the time spent writing a 1,000-job create's columns.
+     */
     private static String literal(Collection<?> values) {
         StringBuilder literal = new StringBuilder(2 + values.size() * 39); // a quoted id and its comma each
         literal.append('{');
@@ -55,18 +59,19 @@ public final class SqlArrays {
             }
             if (value == null) {
                 literal.append("NULL");
-                continue;
-            }
-            String text = value.toString();
-            literal.append('"');
-            for (int i = 0; i < text.length(); i++) {
-                char c = text.charAt(i);
-                if (c == '"' || c == '\\') {
-                    literal.append('\\');
+            } else if (value instanceof String text) {
+                literal.append('"');
+                for (int i = 0; i < text.length(); i++) {
+                    char c = text.charAt(i);
+                    if (c == '"' || c == '\\') {
+                        literal.append('\\');
+                    }
+                    literal.append(c);
                 }
-                literal.append(c);
+                literal.append('"');
+            } else {
+                literal.append('"').append(value).append('"');
             }
-            literal.append('"');
         }
         return literal.append('}').toString();
     }

@@ -9,10 +9,14 @@ import org.junit.jupiter.api.Test;
 
 class IdsTest {
 
+    /** One at a time or drawn together, in one thread's order. */
     @Test
     void idsAreVersion7AndStrictlyIncreasingInCreationOrder() {
         List<UUID> ids = new ArrayList<>();
         for (int i = 0; i < 20_000; i++) {
+            if (i % 3 == 0) {
+                ids.addAll(Ids.newIds(i % 7));
+            }
             ids.add(Ids.newId());
         }
         for (int i = 1; i < ids.size(); i++) {
@@ -24,5 +28,18 @@ class IdsTest {
             assertThat(Long.compareUnsigned(current.getMostSignificantBits(), previous.getMostSignificantBits()))
                     .as("id %d after %d", i, i - 1).isPositive();
         }
+    }
+
+    /** The random bits of ids drawn together are drawn for each, not shared or left zero. */
+    @Test
+    void idsDrawnTogetherHaveRandomBitsOfTheirOwn() {
+        List<UUID> ids = Ids.newIds(1000);
+        assertThat(ids).hasSize(1000);
+        assertThat(ids.stream().map(id -> id.getLeastSignificantBits() & 0x3FFFFFFFFFFFFFFFL).distinct().count())
+                .isEqualTo(1000);
+        assertThat(ids.stream().mapToLong(id -> Long.bitCount(id.getLeastSignificantBits() & 0x3FFFFFFFFFFFFFFFL))
+                .average().orElseThrow()).as("about half of 62 random bits set").isBetween(29.0, 33.0);
+        assertThat(ids).allSatisfy(id -> assertThat(id.variant()).isEqualTo(2));
+        assertThat(Ids.newIds(0)).isEmpty();
     }
 }
