@@ -76,20 +76,11 @@ class JobRequests {
     }
 
     /**
-     * Whether the job breaks none of {@link CreateJob}'s constraints, checked by hand: Hibernate
-     * Validator's pass over its fourteen properties took a sixth of the server's CPU on a
-     * 1,000-job create (BENCHMARKS.md). Only the plain case is decided here: a job with a retry
-     * policy or a value out of bounds (a blank selector key: {@code String.isBlank}, as the
-     * validator's {@code @NotBlank} reads it) goes to the validator, which decides it and words
-     * every refusal. {@code JobRequestsTest} holds the constraints this was written against: one
-     * added to or changed on {@code CreateJob} fails it until this knows of it.
-     */
-    /**
      * The create Jackson would read from this object, read by hand when every field is plainly
-     * of its type: an id in its canonical form, a type's name, an int, a long, a non-empty string,
-     * an object for the payload, an object of non-empty strings for the selector. Anything else
-     * (a time, a retry policy, a null, an empty string, a number that is not an int, an unknown
-     * field) is null here, and Jackson reads it, or refuses it in its words. Jackson's pass from
+     * of its type: an id in its canonical form, a type's name, an int (a long for the delay and
+     * the timeout), a non-empty string, an object for the payload, an object of non-empty strings
+     * for the selector. Anything else (a time, a retry policy, a null, an empty string, another
+     * number, an unknown field) is null here, and Jackson reads it, or refuses it in its words. Jackson's pass from
      * the tree to the record took a sixth of the server's CPU on a 1,000-job create
      * (BENCHMARKS.md). {@code JobRequestsReadingTest} compares the two on random creates.
      */
@@ -185,6 +176,15 @@ class JobRequests {
         return labels;
     }
 
+    /**
+     * Whether the job breaks none of {@link CreateJob}'s constraints, checked by hand: Hibernate
+     * Validator's pass over its fourteen properties took a sixth of the server's CPU on a
+     * 1,000-job create (BENCHMARKS.md). Only the plain case is decided here: a job with a retry
+     * policy or a value out of bounds (a blank selector key: {@code String.isBlank}, as the
+     * validator's {@code @NotBlank} reads it) goes to the validator, which decides it and words
+     * every refusal. {@code JobRequestsTest} holds the constraints this was written against: one
+     * added to or changed on {@code CreateJob} fails it until this knows of it.
+     */
     static boolean plainlyValid(CreateJob job) {
         return job.type() != null && length(job.functionBlockName(), 1, 200)
                 && length(job.functionBlockVersion(), 1, 100) && within(job.priority(), -1_000_000, 1_000_000)

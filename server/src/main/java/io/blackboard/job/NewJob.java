@@ -20,15 +20,7 @@ import tools.jackson.databind.json.JsonMapper;
 record NewJob(UUID id, CreateJob job, int maxAttempts, @Nullable RetryPolicy retryPolicy,
         @Nullable Long executionTimeoutMs, @Nullable List<UUID> blockChoices) {
 
-    /**
-     * A batch of jobs as {@link JobStore#INPUT} reads it: a column each, in the jobs' order. The
-     * columns every job has are arrays (ids, function blocks, types, priorities, attempts), the
-     * JSON ones JSON arrays (payloads, selectors), and the fields only some jobs have ({@code
-     * given}) one object per job, empty for a plain one. PostgreSQL reads arrays of ids and numbers
-     * for a fraction of what one document of the same jobs costs it: through the driver, a
-     * 1,000-job batch's input took 4-5 us per job this way against 9-12 as one object per job
-     * (BENCHMARKS.md).
-     */
+    /** A batch of jobs as {@link JobStore#INPUT} reads it, written by {@link #columns}. */
     record Columns(String ids, String blocks, String types, String priorities, String maxAttempts,
             String payloads, String selectors, String given) {
 
@@ -40,6 +32,15 @@ record NewJob(UUID id, CreateJob job, int maxAttempts, @Nullable RetryPolicy ret
         }
     }
 
+    /**
+     * The jobs as the insert's input, a column each, in the jobs' order: the columns every job
+     * has as arrays (ids, function blocks, types, priorities, attempts), the JSON ones as JSON
+     * arrays (payloads, selectors), and the fields only some jobs have ({@code given}) as one
+     * object per job, empty for a plain one. PostgreSQL reads arrays of ids and numbers for a
+     * fraction of what one document of the same jobs costs it: through pgjdbc alone, a
+     * 1,000-job batch's input took 3.4-5.1 us per job this way against 5.5-12 as one object per
+     * job (BENCHMARKS.md).
+     */
     static Columns columns(JsonMapper json, List<NewJob> jobs) {
         List<UUID> ids = new ArrayList<>(jobs.size());
         List<UUID> blocks = new ArrayList<>(jobs.size());

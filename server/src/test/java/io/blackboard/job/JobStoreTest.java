@@ -55,6 +55,9 @@ class JobStoreTest extends BlackboardTest {
         assertThat(store.matchIdempotencyKeys(again)).containsExactly(new JobStore.KeyMatch(0, id, true));
         assertThat(store.matchIdempotencyKeys(keyedJob(UUID.randomUUID(), 2)))
                 .containsExactly(new JobStore.KeyMatch(0, id, false));
+        assertThat(store.matchIdempotencyKeys(NewJob.columns(MAPPER, List.of(job(UUID.randomUUID(), 1, null, null),
+                job(UUID.randomUUID(), 1, "k", null))))).as("the keyed job is the second of the input")
+                .containsExactly(new JobStore.KeyMatch(1, id, true));
     }
 
     @Test
